@@ -1,0 +1,8 @@
+#pragma once
+// hopgemm: FP8 and BF16 matrix kernels for NVIDIA Hopper (SM90), compiled at run time.
+#include "hopgemm/error.hpp"
+#include "hopgemm/jit.hpp"
+#include "hopgemm/layout.hpp"
+#include "hopgemm/quantize.hpp"
+#include "hopgemm/runtime.hpp"
+#include "hopgemm/tensor.hpp"

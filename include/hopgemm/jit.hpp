@@ -1,0 +1,39 @@
+#pragma once
+// Run-time compilation controls (DESIGN.md §2.5): where compiled kernels live, what happens on a miss,
+// and ahead-of-time compilation of a whole suite without a GPU.
+#include <string>
+#include <vector>
+
+namespace hopgemm {
+
+// What an op does when its kernel is in neither the memory nor the disk cache.
+enum class JitPolicy {
+  kAllow,        // compile it (default)
+  kWarnOnMiss,   // compile it and print a warning naming the op and kernel
+  kErrorOnMiss,  // throw Error(kJit): for servers that must have precompiled everything
+};
+void set_jit_policy(JitPolicy policy);
+JitPolicy get_jit_policy();
+JitPolicy parse_jit_policy(const std::string& text);  // "allow" | "warn_on_miss" | "error_on_miss"
+const char* jit_policy_name(JitPolicy policy);
+
+// The disk-cache root: HOPGEMM_CACHE_DIR / DG_JIT_CACHE_DIR, else $XDG_CACHE_HOME/hopgemm, else
+// ~/.cache/hopgemm. set_cache_dir("") restores that default.
+void set_cache_dir(const std::string& path);
+std::string get_cache_dir();
+
+struct PrecompileReport {
+  int num_kernels = 0;   // distinct kernels in the set
+  int num_compiled = 0;  // compiled now
+  int num_cached = 0;    // already in the disk cache
+  double seconds = 0.0;  // wall time
+  std::vector<std::string> errors;  // one line per kernel that failed
+};
+
+// Names of the embedded suites ("deepseek-v3", ...).
+std::vector<std::string> precompile_suites();
+// Compiles every kernel the suite's ops would use on an SM90 device with `num_sms` SMs, in parallel on
+// `jobs` threads (0 = hardware concurrency). Needs no GPU. Throws Error(kInvalidArgument) for an unknown suite.
+PrecompileReport precompile_suite(const std::string& suite, int num_sms = 132, int jobs = 0);
+
+}  // namespace hopgemm

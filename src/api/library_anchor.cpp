@@ -1,0 +1,1 @@
+namespace hopgemm { extern const char* const kLibraryName; const char* const kLibraryName = "hopgemm"; }

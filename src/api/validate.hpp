@@ -1,0 +1,48 @@
+#pragma once
+// Argument validation shared by every op (DESIGN.md §2.2): a bad input never reaches a kernel, and the
+// error names the op, the argument, what was given and what is required.
+#include <initializer_list>
+#include <string>
+
+#include "hopgemm/error.hpp"
+#include "hopgemm/tensor.hpp"
+
+namespace hopgemm::api {
+
+std::string shape_string(const TensorView& t);
+std::string stride_string(const TensorView& t);
+
+class Validator {
+ public:
+  explicit Validator(const char* op) : op_(op) {}
+
+  [[noreturn]] void fail(const char* arg, const std::string& problem) const;
+  [[noreturn]] void unsupported(const std::string& problem) const;
+
+  // A tensor on a CUDA device (host memory is rejected) with a non-null pointer unless it is empty.
+  void on_device(const TensorView& t, const char* arg) const;
+  void dtype(const TensorView& t, const char* arg, std::initializer_list<DType> allowed) const;
+  void rank(const TensorView& t, const char* arg, std::initializer_list<int> allowed) const;
+  // Each expected extent must match; -1 accepts any extent.
+  void shape(const TensorView& t, const char* arg, std::initializer_list<int64_t> expected) const;
+  void contiguous(const TensorView& t, const char* arg) const;
+  // stride(-1) == 1 (row-major rows, any leading strides).
+  void inner_contiguous(const TensorView& t, const char* arg) const;
+  // TMA requirements: 16-byte aligned base pointer and 16-byte multiple leading strides (every stride
+  // but the innermost, in bytes).
+  void tma_aligned(const TensorView& t, const char* arg) const;
+  void same_device(const TensorView& a, const char* arg_a, const TensorView& b, const char* arg_b) const;
+  // `out` must not share memory with `in` (byte ranges of the two views must not intersect).
+  void no_overlap(const TensorView& out, const char* arg_out, const TensorView& in, const char* arg_in) const;
+  void positive(int64_t value, const char* arg) const;
+
+  const char* op() const { return op_; }
+
+ private:
+  const char* op_;
+};
+
+// [first, last) byte range a view can touch (for overlap checks).
+void byte_range(const TensorView& t, uintptr_t& first, uintptr_t& last);
+
+}  // namespace hopgemm::api

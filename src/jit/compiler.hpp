@@ -1,0 +1,56 @@
+#pragma once
+// The two compilers behind the JIT: NVRTC (default, in process) and NVCC (HOPGEMM_JIT_USE_NVCC=1).
+// Both produce an sm_90a cubin and the ptxas resource report of its one entry point.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jit/kernel_source.hpp"
+
+namespace hopgemm::jit {
+
+struct ResourceUsage {
+  int registers = -1;        // per thread
+  int spill_store_bytes = -1;
+  int spill_load_bytes = -1;
+  int stack_frame_bytes = -1;
+  bool spills() const { return spill_store_bytes > 0 || spill_load_bytes > 0; }
+};
+
+struct CompiledKernel {
+  std::string entry;        // mangled name of the cubin's entry point
+  std::vector<char> cubin;
+  ResourceUsage resources;
+  std::string log;          // compiler output (ptxas report included)
+  double compile_seconds = 0.0;  // 0 when read back from the disk cache
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  // Name and version, e.g. "NVRTC 13.0"; part of every cache key.
+  virtual std::string signature() const = 0;
+  // Options that change the output; part of every cache key.
+  virtual std::vector<std::string> flags() const = 0;
+  // Compiles for `arch` (e.g. "sm_90a"). `scratch_dir` is an empty private directory the compiler may use.
+  // Throws Error(kJit) with the compiler log on failure.
+  virtual CompiledKernel compile(const KernelSource& source, const std::string& scratch_dir) const = 0;
+};
+
+// Where the device headers are: HOPGEMM_INCLUDE_DIR, else what set_include_dir() gave (the Python
+// package passes its bundled copy), else the source tree the library was built from.
+void set_include_dir(const std::string& path);
+std::string include_dir();
+// The CUDA toolkit root (CUDA_HOME, CUDA_PATH, else the build-time toolkit).
+std::string cuda_home();
+
+std::unique_ptr<Compiler> make_nvrtc_compiler(const std::string& arch = "sm_90a");
+std::unique_ptr<Compiler> make_nvcc_compiler(const std::string& arch = "sm_90a");
+// The compiler the environment selects (NVRTC unless HOPGEMM_JIT_USE_NVCC=1), created once.
+const Compiler& default_compiler();
+
+// Parses a ptxas --verbose report (the part for the single entry point): entry name and resources.
+// Returns false if no entry was found.
+bool parse_ptxas_report(const std::string& log, std::string& entry, ResourceUsage& usage);
+
+}  // namespace hopgemm::jit

@@ -1,0 +1,36 @@
+#pragma once
+// What the JIT compiles: one tiny translation unit per kernel, rendered from a config struct.
+#include <string>
+
+namespace hopgemm::jit {
+
+struct KernelSource {
+  std::string family;  // kernel family, e.g. "sm90_fp8_gemm"; names the cache entry and messages
+  std::string code;    // the translation unit: an #include of the family's header + one instantiation
+};
+
+// Writes a config struct as a C++20 designated initializer, the form the kernel template takes:
+//   ConfigWriter("hopgemm::device::QuantizeConfig").field("kind", 1).field("gran", 128).str()
+//   == "hopgemm::device::QuantizeConfig{.kind = 1, .gran = 128}"
+class ConfigWriter {
+ public:
+  explicit ConfigWriter(std::string type) : text_(std::move(type) + "{") {}
+  ConfigWriter& field(const char* name, long long value) {
+    text_ += (first_ ? "." : ", .") + std::string(name) + " = " + std::to_string(value);
+    first_ = false;
+    return *this;
+  }
+  std::string str() const { return text_ + "}"; }
+
+ private:
+  std::string text_;
+  bool first_ = true;
+};
+
+// The translation unit for one kernel: includes `header` (relative to include/, e.g.
+// "hopgemm/device/kernels/sm90_quantize_fp8.cuh") and takes the address of `kernel<config_expr>`, which
+// makes the compiler emit exactly that one instantiation as the cubin's only entry point.
+KernelSource render_kernel(const std::string& family, const std::string& header, const std::string& kernel,
+                           const std::string& config_expr);
+
+}  // namespace hopgemm::jit
