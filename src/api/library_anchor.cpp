@@ -1,1 +1,0 @@
-namespace hopgemm { extern const char* const kLibraryName; const char* const kLibraryName = "hopgemm"; }
