@@ -34,6 +34,7 @@ struct PrecompileReport {
 std::vector<std::string> precompile_suites();
 // Compiles every kernel the suite's ops would use on an SM90 device with `num_sms` SMs, in parallel on
 // `jobs` threads (0 = hardware concurrency). Needs no GPU. Throws Error(kInvalidArgument) for an unknown suite.
-PrecompileReport precompile_suite(const std::string& suite, int num_sms = 132, int jobs = 0);
+// With show_progress, a progress line is redrawn on stderr.
+PrecompileReport precompile_suite(const std::string& suite, int num_sms = 132, int jobs = 0, bool show_progress = false);
 
 }  // namespace hopgemm

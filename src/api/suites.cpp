@@ -1,0 +1,76 @@
+#include "api/suites.hpp"
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "api/suite_sources.hpp"
+#include "hopgemm/error.hpp"
+#include "hopgemm/jit.hpp"
+#include "jit/precompile.hpp"
+
+namespace hopgemm {
+namespace api {
+namespace {
+
+// DeepSeek-V3 dense (N, K) pairs of the BF16-output GEMMs (reference §7.4, tests/generators.py).
+constexpr int64_t kDeepseekV3NK[][2] = {{2112, 7168}, {576, 7168},   {24576, 1536}, {32768, 512},
+                                        {7168, 16384}, {4096, 7168}, {7168, 2048}};
+constexpr int64_t kForwardM[] = {1, 64, 128, 4096};
+constexpr int64_t kBackwardM = 4096;
+
+std::vector<SuiteGemm> deepseek_v3() {
+  std::vector<SuiteGemm> gemms;
+  for (int64_t m : kForwardM) {
+    for (const auto& nk : kDeepseekV3NK) gemms.push_back({GemmRole::kForward, m, nk[0], nk[1]});
+  }
+  // Backward of y[m, n] = x[m, k] w[n, k]^T: dgrad dx[m, k] = dy[m, n] w (K = n), wgrad dw[n, k] = dy^T x (K = m).
+  for (const auto& nk : kDeepseekV3NK) gemms.push_back({GemmRole::kDgrad, kBackwardM, nk[1], nk[0]});
+  for (const auto& nk : kDeepseekV3NK) gemms.push_back({GemmRole::kWgrad, nk[0], nk[1], kBackwardM});
+  gemms.push_back({GemmRole::kForward, 8192, 8192, 8192});
+  return gemms;
+}
+
+}  // namespace
+
+const char* gemm_role_name(GemmRole role) {
+  switch (role) {
+    case GemmRole::kForward: return "fwd";
+    case GemmRole::kDgrad: return "dgrad";
+    case GemmRole::kWgrad: return "wgrad";
+  }
+  return "?";
+}
+
+std::vector<std::string> suite_names() { return {"deepseek-v3"}; }
+
+const std::vector<SuiteGemm>& suite_gemms(const std::string& suite) {
+  static const std::vector<SuiteGemm> v3 = deepseek_v3();
+  if (suite == "deepseek-v3") return v3;
+  std::string known;
+  for (const auto& name : suite_names()) known += (known.empty() ? "" : ", ") + name;
+  throw Error(ErrorKind::kInvalidArgument, "unknown suite '" + suite + "' (known: " + known + ")");
+}
+
+}  // namespace api
+
+std::vector<std::string> precompile_suites() { return api::suite_names(); }
+
+PrecompileReport precompile_suite(const std::string& suite, int num_sms, int jobs, bool show_progress) {
+  if (num_sms <= 0) {
+    throw Error(ErrorKind::kInvalidArgument, "precompile: num_sms=" + std::to_string(num_sms) + " must be positive");
+  }
+  api::suite_gemms(suite);  // validates the name; the GEMM kernels join the set once they exist
+  std::vector<jit::KernelSource> sources = api::layout_suite_sources();
+  for (auto& s : api::quantize_suite_sources()) sources.push_back(std::move(s));
+  std::function<void(int, int)> progress;
+  if (show_progress) {
+    progress = [](int done, int total) {
+      std::fprintf(stderr, "\r[%d/%d] kernels", done, total);
+      if (done == total) std::fputc('\n', stderr);
+    };
+  }
+  return jit::precompile_sources(sources, jobs, progress);
+}
+
+}  // namespace hopgemm

@@ -1,0 +1,21 @@
+#pragma once
+// The embedded benchmark / precompile suites (DESIGN.md §2.7): DeepSeek-V3's GEMM shapes, reference §7.4.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hopgemm::api {
+
+enum class GemmRole { kForward, kDgrad, kWgrad };
+const char* gemm_role_name(GemmRole role);
+
+struct SuiteGemm {
+  GemmRole role;
+  int64_t m, n, k;
+};
+
+std::vector<std::string> suite_names();
+// Throws Error(kInvalidArgument) listing the known suites for an unknown name.
+const std::vector<SuiteGemm>& suite_gemms(const std::string& suite);
+
+}  // namespace hopgemm::api

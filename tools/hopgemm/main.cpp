@@ -1,0 +1,44 @@
+// hopgemm: info | bench | precompile | cache ls|verify|clear
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli.hpp"
+#include "hopgemm/error.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: hopgemm <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  info                         GPU, driver, toolkit, compiler, cache and settings\n"
+    "  bench [--suite NAME | --shape MxNxK] [--out FILE.json] [--plot] [--iters N]\n"
+    "                               time hopgemm's kernels against the cuBLASLt baselines\n"
+    "  precompile [--suite NAME] [--num-sms N] [--jobs N]\n"
+    "                               compile every kernel a suite needs (no GPU needed)\n"
+    "  cache ls | verify | clear    inspect or empty the JIT disk cache\n"
+    "\n"
+    "suites: deepseek-v3 (default)\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    hopgemm::cli::Args args(argc, argv, 2);
+    if (command == "info") return hopgemm::cli::run_info(args);
+    if (command == "bench") return hopgemm::cli::run_bench(args);
+    if (command == "precompile") return hopgemm::cli::run_precompile(args);
+    if (command == "cache") return hopgemm::cli::run_cache(args);
+    std::fprintf(stderr, "hopgemm: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+    return 2;
+  } catch (const hopgemm::Error& e) {
+    std::fprintf(stderr, "hopgemm %s: error (%s): %s\n", command.c_str(), hopgemm::error_kind_name(e.kind()), e.what());
+    return 1;
+  }
+}
