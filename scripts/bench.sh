@@ -7,8 +7,8 @@ source "$(dirname "$0")/setup_env.sh"
 "$HOPGEMM_ROOT/scripts/build.sh"
 cd "$HOPGEMM_ROOT"
 if nvidia-smi -L 2>/dev/null | grep -q "GPU"; then
-  exec build/hopgemm bench --suite deepseek-v3 --plot "$@"
+  exec "$BUILD_DIR/hopgemm" bench --suite deepseek-v3 --plot "$@"
 else
   echo "no GPU found: precompiling instead of benchmarking"
-  exec build/hopgemm precompile --suite deepseek-v3 "$@"
+  exec "$BUILD_DIR/hopgemm" precompile --suite deepseek-v3 "$@"
 fi

@@ -23,3 +23,4 @@ fi
 GENERATOR=()
 if command -v ninja >/dev/null; then GENERATOR=(-G Ninja); fi
 JOBS="$(nproc)"
+BUILD_DIR="${HOPGEMM_BUILD_DIR:-$HOPGEMM_ROOT/build}"

@@ -6,7 +6,7 @@ source "$(dirname "$0")/setup_env.sh"
 "$HOPGEMM_ROOT/scripts/build.sh"
 cd "$HOPGEMM_ROOT"
 status=0
-ctest --test-dir build --output-on-failure -j"$JOBS" || status=$?
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS" || status=$?
 # Run from outside the source tree so `import hopgemm` is the installed package.
 (cd /tmp && python -m pytest -q -rs "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu") || status=$?
 exit $status

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one call: build, run every test, time the JIT and the kernels.
+# Logs and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
+# Usage: scripts/gpu_check.sh [tests|bench|all] [extra pytest args...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"; shift || true
+export HOPGEMM_VENV=/tmp/hopgemm-venv HOPGEMM_BUILD_DIR=/tmp/hopgemm-build PYTHONUNBUFFERED=1
+export HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
+OUTDIR="${OUT:-/tmp/hopgemm-out}"; mkdir -p "$OUTDIR"
+export HOPGEMM_BENCH_OUT="$OUTDIR/results.jsonl"
+source scripts/setup_env.sh
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv | tee "$OUTDIR/gpu.txt"
+t0=$(date +%s)
+scripts/build.sh > "$OUTDIR/build.log" 2>&1 || { tail -50 "$OUTDIR/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+status=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 > "$OUTDIR/ctest.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|RESULT|Failed|\*\*\*" "$OUTDIR/ctest.log" | tail -30
+  (cd /tmp && python -m pytest -q -rs -x "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
+  tail -25 "$OUTDIR/pytest.log"
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  (cd /tmp && python "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1
+  tail -15 "$OUTDIR/bench_quantize.log"
+fi
+exit $status

@@ -1,0 +1,50 @@
+#pragma once
+// Helpers for the C++ GPU tests: skip with a printed reason where no GPU is present, device buffers.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "hopgemm/runtime.hpp"
+
+#define HOPGEMM_SKIP_WITHOUT_GPU()                                                             \
+  do {                                                                                         \
+    if (!::hopgemm::gpu_available()) GTEST_SKIP() << "no CUDA GPU/driver on this machine";     \
+    if (::hopgemm::device_info().arch_major != 9) GTEST_SKIP() << "needs an SM90 (Hopper) GPU"; \
+  } while (0)
+
+namespace hopgemm::testing {
+
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t bytes) : bytes_(bytes) {
+    if (cudaMalloc(&ptr_, bytes) != cudaSuccess) {
+      std::fprintf(stderr, "cudaMalloc(%zu) failed\n", bytes);
+      std::abort();
+    }
+  }
+  ~DeviceBuffer() { cudaFree(ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Appends `json_line` to $HOPGEMM_BENCH_OUT (one JSON object per line) if set.
+inline void record_result(const std::string& json_line) {
+  std::printf("RESULT %s\n", json_line.c_str());
+  if (const char* path = std::getenv("HOPGEMM_BENCH_OUT")) {
+    if (FILE* f = std::fopen(path, "a")) {
+      std::fprintf(f, "%s\n", json_line.c_str());
+      std::fclose(f);
+    }
+  }
+}
+
+}  // namespace hopgemm::testing

@@ -1,0 +1,88 @@
+// Cold and warm JIT timings and the warm host cost per call, measured on the GPU machine.
+// Cold compile times need no GPU (they run here too); the host cost needs one.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "api/suite_sources.hpp"
+#include "gpu_test_util.hpp"
+#include "hopgemm/jit.hpp"
+#include "hopgemm/quantize.hpp"
+#include "jit/compiler.hpp"
+#include "jit/disk_cache.hpp"
+
+namespace hopgemm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+class ScopedCacheDir {
+ public:
+  explicit ScopedCacheDir(const std::string& name)
+      : previous_(get_cache_dir()), path_(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::remove_all(path_);
+    set_cache_dir(path_.string());
+  }
+  ~ScopedCacheDir() {
+    set_cache_dir(previous_);
+    std::filesystem::remove_all(path_);
+  }
+
+ private:
+  std::string previous_;
+  std::filesystem::path path_;
+};
+
+void time_cold_compiles(const jit::Compiler& compiler, const char* label) {
+  ScopedCacheDir cache(std::string("hopgemm-cold-") + label);
+  for (const auto& source : api::quantize_suite_sources()) {
+    const auto start = Clock::now();
+    const jit::CacheResult result = jit::get_or_compile(source, compiler);
+    const double total = seconds_since(start);
+    EXPECT_TRUE(result.compiled);
+    EXPECT_FALSE(result.kernel.resources.spills()) << source.family;
+    testing::record_result("{\"metric\": \"cold_compile\", \"compiler\": \"" + compiler.signature() +
+                           "\", \"family\": \"" + source.family + "\", \"compile_s\": " +
+                           std::to_string(result.kernel.compile_seconds) + ", \"total_s\": " + std::to_string(total) +
+                           ", \"registers\": " + std::to_string(result.kernel.resources.registers) + "}");
+  }
+}
+
+TEST(JitTimings, ColdCompileNvrtc) { time_cold_compiles(*jit::make_nvrtc_compiler(), "nvrtc"); }
+TEST(JitTimings, ColdCompileNvcc) { time_cold_compiles(*jit::make_nvcc_compiler(), "nvcc"); }
+
+TEST(JitTimings, WarmHostCostPerCall) {
+  HOPGEMM_SKIP_WITHOUT_GPU();
+  constexpr int64_t kM = 128, kK = 7168;
+  testing::DeviceBuffer x(kM * kK * 2), q(kM * kK), sf(kM * (kK / 128) * 4);
+  cudaMemset(x.get(), 0x3c, x.bytes());
+  const TensorView xv = make_tensor(x.get(), DType::kBFloat16, {kM, kK});
+  const TensorView qv = make_tensor(q.get(), DType::kFloat8E4M3, {kM, kK});
+  const TensorView sv = make_tensor(sf.get(), DType::kFloat32, {kM, kK / 128});
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+
+  const auto first = Clock::now();
+  per_token_cast_to_fp8(xv, qv, sv, false, 128, stream);  // memory miss: disk cache or compile, then load
+  const double first_call = seconds_since(first);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+
+  constexpr int kCalls = 500;
+  const auto start = Clock::now();
+  for (int i = 0; i < kCalls; ++i) per_token_cast_to_fp8(xv, qv, sv, false, 128, stream);
+  const double per_call_us = seconds_since(start) / kCalls * 1e6;
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  cudaStreamDestroy(stream);
+  testing::record_result("{\"metric\": \"host_cost\", \"api\": \"C++\", \"op\": \"per_token_cast_to_fp8\", "
+                         "\"first_call_s\": " + std::to_string(first_call) +
+                         ", \"warm_us_per_call\": " + std::to_string(per_call_us) + "}");
+  EXPECT_LT(per_call_us, 5.0);
+}
+
+}  // namespace
+}  // namespace hopgemm
