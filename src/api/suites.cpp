@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "api/gemm_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
@@ -60,9 +61,10 @@ PrecompileReport precompile_suite(const std::string& suite, int num_sms, int job
   if (num_sms <= 0) {
     throw Error(ErrorKind::kInvalidArgument, "precompile: num_sms=" + std::to_string(num_sms) + " must be positive");
   }
-  api::suite_gemms(suite);  // validates the name; the GEMM kernels join the set once they exist
+  const auto& gemms = api::suite_gemms(suite);
   std::vector<jit::KernelSource> sources = api::layout_suite_sources();
   for (auto& s : api::quantize_suite_sources()) sources.push_back(std::move(s));
+  for (auto& s : api::gemm_suite_sources(gemms, num_sms)) sources.push_back(std::move(s));
   std::function<void(int, int)> progress;
   if (show_progress) {
     progress = [](int done, int total) {

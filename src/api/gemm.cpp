@@ -1,0 +1,258 @@
+// fp8_gemm_{nt,nn,tn,tt}: validate -> problem -> config (memoised) -> kernel (cached) -> launch.
+#include "hopgemm/gemm.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <string>
+
+#include "api/gemm_sources.hpp"
+#include "api/validate.hpp"
+#include "heuristics/memo.hpp"
+#include "heuristics/sm90_fp8_gemm.hpp"
+#include "hopgemm/error.hpp"
+#include "hopgemm/runtime.hpp"
+#include "jit/kernel_cache.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/env.hpp"
+#include "tma/tensor_map.hpp"
+
+namespace hopgemm {
+namespace {
+
+using device::Sm90Fp8GemmConfig;
+using device::Sm90Fp8GemmParams;
+
+int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// How a scale-factor tensor [rows, sf_k] is laid out; kernels read either form directly.
+enum class SfLayout { kRowMajor, kMnMajorTmaAligned };
+
+SfLayout sf_layout(const api::Validator& v, const TensorView& sf, const char* arg, int64_t rows, int64_t sf_k,
+                   bool allow_mn_major) {
+  v.on_device(sf, arg);
+  v.dtype(sf, arg, {DType::kFloat32});
+  v.rank(sf, arg, {2});
+  v.shape(sf, arg, {rows, sf_k});
+  const bool row_major = sf.stride(1) == 1 || sf_k == 1;
+  if (row_major && (sf.stride(0) >= sf_k || rows == 1)) return SfLayout::kRowMajor;
+  if (allow_mn_major && (sf.stride(0) == 1 || rows == 1) && sf.stride(1) % 4 == 0 && sf.stride(1) >= rows &&
+      reinterpret_cast<uintptr_t>(sf.data) % 16 == 0) {
+    return SfLayout::kMnMajorTmaAligned;
+  }
+  v.fail(arg, std::string("must be row-major [") + std::to_string(rows) + ", " + std::to_string(sf_k) + "]" +
+                  (allow_mn_major ? " or MN-major TMA-aligned (strides (1, align(" + std::to_string(rows) + ", 4)))"
+                                  : "") +
+                  ", got strides " + api::stride_string(sf));
+}
+
+struct ResolvedGemm {
+  heuristics::Fp8GemmProblem problem;
+  bool copy_c = false;  // C distinct from D: copy it into D, then accumulate
+  int64_t sfa_ld = 0, sfb_ld = 0;
+};
+
+ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                      const TensorView& sfb, const TensorView& d, const TensorView* c, const GemmOptions& options) {
+  api::Validator v(op);
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) {
+    v.on_device(*t, name);
+    v.rank(*t, name, {2});
+  }
+  v.dtype(a, "a", {DType::kFloat8E4M3});
+  v.dtype(b, "b", {DType::kFloat8E4M3});
+  v.dtype(d, "d", {DType::kBFloat16, DType::kFloat32});
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(0);
+  v.shape(b, "b", {n, k});
+  v.shape(d, "d", {m, n});
+  if (k > 1 && a.stride(1) != 1) v.fail("a", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(a));
+  if (k > 1 && b.stride(1) != 1) v.fail("b", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(b));
+  v.inner_contiguous(d, "d");
+  v.same_device(a, "a", b, "b");
+  v.same_device(a, "a", d, "d");
+  const bool fp32_out = d.dtype == DType::kFloat32;
+  if (k % 16 != 0) v.fail("a", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + std::to_string(k));
+  if (n % (fp32_out ? 4 : 8) != 0) {
+    v.fail("d", std::string("must have N a multiple of ") + (fp32_out ? "4 (float32" : "8 (bfloat16") +
+                    " rows of 16 bytes), got N = " + std::to_string(n));
+  }
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
+
+  ResolvedGemm r;
+  auto& p = r.problem;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.out_dtype = fp32_out ? device::kOutFp32 : device::kOutBf16;
+  p.num_sms = get_num_sms();
+  p.tc_util = get_tc_util();
+
+  const int64_t sf_k = ceil_div64(k, 128);
+  // Recipe: explicit, else inferred from sfb's shape (per 128x128 block or per channel).
+  const auto& recipe = options.recipe;
+  if (recipe == std::array<int, 3>{0, 0, 0}) {
+    p.recipe = sfb.rank == 2 && sfb.size(0) == n && n != ceil_div64(n, 128) ? device::kRecipe1D1D : device::kRecipe1D2D;
+  } else if (recipe == std::array<int, 3>{1, 128, 128}) {
+    p.recipe = device::kRecipe1D2D;
+  } else if (recipe == std::array<int, 3>{1, 1, 128}) {
+    p.recipe = device::kRecipe1D1D;
+  } else {
+    v.unsupported("recipe (" + std::to_string(recipe[0]) + ", " + std::to_string(recipe[1]) + ", " +
+                  std::to_string(recipe[2]) + ") is not supported on SM90; use (1, 128, 128) or (1, 1, 128)");
+  }
+  p.sfa_k_major = sf_layout(v, sfa, "sfa", m, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
+  r.sfa_ld = sfa.stride(0);
+  if (p.recipe == device::kRecipe1D2D) {
+    sf_layout(v, sfb, "sfb", ceil_div64(n, 128), sf_k, /*allow_mn_major=*/false);
+    p.sfb_k_major = 1;
+  } else {
+    p.sfb_k_major = sf_layout(v, sfb, "sfb", n, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
+  }
+  r.sfb_ld = sfb.stride(0);
+  v.same_device(a, "a", sfa, "sfa");
+  v.same_device(a, "a", sfb, "sfb");
+
+  if (m > 0 && n > 0) {
+    v.tma_aligned(a, "a");
+    v.tma_aligned(b, "b");
+    v.tma_aligned(d, "d");
+    for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}}) v.no_overlap(d, "d", *t, name);
+  }
+  if (c != nullptr) {
+    v.on_device(*c, "c");
+    v.same_device(a, "a", *c, "c");
+    v.dtype(*c, "c", {d.dtype});
+    v.rank(*c, "c", {2});
+    v.shape(*c, "c", {m, n});
+    v.inner_contiguous(*c, "c");
+    if (c->data == d.data) {
+      if (c->stride(0) != d.stride(0)) v.fail("c", "aliases 'd' but has different strides");
+    } else {
+      v.no_overlap(d, "d", *c, "c");
+      r.copy_c = true;
+    }
+    p.accumulate = 1;
+  }
+  return r;
+}
+
+heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice>& choice_memo() {
+  static heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice> memo;
+  return memo;
+}
+
+jit::KernelCache<Sm90Fp8GemmConfig>& kernel_cache() {
+  static jit::KernelCache<Sm90Fp8GemmConfig> cache(&api::render_sm90_fp8_gemm);
+  return cache;
+}
+
+Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& r, const TensorView& a,
+                              const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
+                              const char* op) {
+  const auto& p = r.problem;
+  const int64_t sf_k = ceil_div64(p.k, 128);
+  Sm90Fp8GemmParams params{};
+  params.tma_a = tma::encode_2d({DType::kFloat8E4M3, a.data, uint64_t(p.k), uint64_t(p.m), uint64_t(a.stride(0)),
+                                 128, uint32_t(cfg.block_m / cfg.cluster_n), tma::Swizzle::k128B},
+                                op);
+  params.tma_b = tma::encode_2d({DType::kFloat8E4M3, b.data, uint64_t(p.k), uint64_t(p.n), uint64_t(b.stride(0)),
+                                 128, uint32_t(cfg.block_n / cfg.cluster_m), tma::Swizzle::k128B},
+                                op);
+  const int swizzle_d = device::d_swizzle_bytes(cfg);
+  const int out_bytes = device::out_elem_bytes(cfg);
+  params.tma_d = tma::encode_2d({d.dtype, d.data, uint64_t(p.n), uint64_t(p.m), uint64_t(d.stride(0)) * out_bytes,
+                                 uint32_t(swizzle_d / out_bytes), uint32_t(cfg.block_m / device::num_math_wgs(cfg)),
+                                 tma::swizzle_for_bytes(swizzle_d)},
+                                op);
+  if (!p.sfa_k_major) {
+    params.tma_sfa = tma::encode_2d({DType::kFloat32, sfa.data, uint64_t(p.m), uint64_t(sf_k),
+                                     uint64_t(sfa.stride(1)) * 4, uint32_t(cfg.block_m), 1, tma::Swizzle::kNone},
+                                    op);
+  }
+  if (p.recipe == device::kRecipe1D1D && !p.sfb_k_major) {
+    params.tma_sfb = tma::encode_2d({DType::kFloat32, sfb.data, uint64_t(p.n), uint64_t(sf_k),
+                                     uint64_t(sfb.stride(1)) * 4, uint32_t(cfg.block_n), 1, tma::Swizzle::kNone},
+                                    op);
+  }
+  params.sfa = static_cast<const float*>(sfa.data);
+  params.sfb = static_cast<const float*>(sfb.data);
+  params.m = static_cast<int>(p.m);
+  params.n = static_cast<int>(p.n);
+  params.k = static_cast<int>(p.k);
+  params.sfa_ld = static_cast<int>(r.sfa_ld);
+  params.sfb_ld = static_cast<int>(r.sfb_ld);
+  return params;
+}
+
+// D = C where C is distinct, or zeros when K == 0 and there is no C.
+void prefill_d(const TensorView& d, const TensorView* c, bool copy_c, cudaStream_t stream) {
+  const size_t row_bytes = d.size(1) * d.element_size();
+  if (copy_c) {
+    HOPGEMM_CUDA_CHECK(cudaMemcpy2DAsync(d.data, d.stride(0) * d.element_size(), c->data,
+                                         c->stride(0) * c->element_size(), row_bytes, d.size(0),
+                                         cudaMemcpyDeviceToDevice, stream));
+  } else if (c == nullptr) {
+    HOPGEMM_CUDA_CHECK(cudaMemset2DAsync(d.data, d.stride(0) * d.element_size(), 0, row_bytes, d.size(0), stream));
+  }
+}
+
+void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                  const TensorView& sfb, const TensorView& d, const TensorView* c, const GemmOptions& options,
+                  cudaStream_t stream) {
+  const ResolvedGemm r = validate(op, a, sfa, b, sfb, d, c, options);
+  const auto& p = r.problem;
+  if (p.m == 0 || p.n == 0) return;
+  if (p.k == 0 || r.copy_c) prefill_d(d, c, r.copy_c, stream);
+  if (p.k == 0) return;
+  const auto& choice = choice_memo().get(p, heuristics::choose_fp8_gemm_config, [](const heuristics::Fp8GemmChoice& ch) {
+    if (runtime::env().print_configs || runtime::env().jit_debug) {
+      std::fprintf(stderr, "hopgemm: %s\n", heuristics::describe(ch).c_str());
+    }
+  });
+  if (choice.num_tiles == 0) {
+    throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + heuristics::describe(p));
+  }
+  const Sm90Fp8GemmConfig& cfg = choice.config;
+  const jit::LoadedKernel& kernel = kernel_cache().get(cfg, op, stream);
+  const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, op);
+  jit::LaunchGeometry geometry;
+  geometry.grid_x = cfg.num_sms;
+  geometry.block_x = device::num_threads(cfg);
+  geometry.smem_bytes = device::smem_bytes(cfg);
+  geometry.cluster_x = device::cluster_size(cfg);
+  kernel.ensure_smem_limit(a.device, geometry.smem_bytes);
+  jit::launch(kernel, geometry, &params, stream);
+}
+
+}  // namespace
+
+TensorView transposed(const TensorView& t) {
+  TensorView out = t;
+  if (t.rank >= 2) {
+    std::swap(out.shape[t.rank - 1], out.shape[t.rank - 2]);
+    std::swap(out.strides[t.rank - 1], out.strides[t.rank - 2]);
+  }
+  return out;
+}
+
+void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                 const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
+  run_fp8_gemm("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream);
+}
+
+void fp8_gemm_nn(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                 const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
+  run_fp8_gemm("fp8_gemm_nn", a, sfa, transposed(b), transposed(sfb), d, c, options, stream);
+}
+
+void fp8_gemm_tn(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                 const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
+  run_fp8_gemm("fp8_gemm_tn", transposed(a), transposed(sfa), b, sfb, d, c, options, stream);
+}
+
+void fp8_gemm_tt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                 const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
+  run_fp8_gemm("fp8_gemm_tt", transposed(a), transposed(sfa), transposed(b), transposed(sfb), d, c, options, stream);
+}
+
+}  // namespace hopgemm

@@ -1,0 +1,47 @@
+#include "api/gemm_sources.hpp"
+
+#include "heuristics/sm90_fp8_gemm.hpp"
+
+namespace hopgemm::api {
+
+jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
+  const std::string config = jit::ConfigWriter("hopgemm::device::Sm90Fp8GemmConfig")
+                                 .field("block_m", c.block_m)
+                                 .field("block_n", c.block_n)
+                                 .field("num_stages", c.num_stages)
+                                 .field("cluster_m", c.cluster_m)
+                                 .field("cluster_n", c.cluster_n)
+                                 .field("recipe", c.recipe)
+                                 .field("out_dtype", c.out_dtype)
+                                 .field("accumulate", c.accumulate)
+                                 .field("sfa_k_major", c.sfa_k_major)
+                                 .field("sfb_k_major", c.sfb_k_major)
+                                 .field("num_sms", c.num_sms)
+                                 .field("raster_band", c.raster_band)
+                                 .field("shape_n", c.shape_n)
+                                 .field("shape_k", c.shape_k)
+                                 .str();
+  return jit::render_kernel("sm90_fp8_gemm", "hopgemm/device/kernels/sm90_fp8_gemm.cuh",
+                            "hopgemm::device::sm90_fp8_gemm_kernel", config);
+}
+
+std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms) {
+  std::vector<jit::KernelSource> sources;
+  for (const auto& g : gemms) {
+    heuristics::Fp8GemmProblem p;
+    p.m = g.m;
+    p.n = g.n;
+    p.k = g.k;
+    p.num_sms = num_sms;
+    if (g.role == GemmRole::kWgrad) {  // weight gradients: 1D1D, FP32 accumulate
+      p.recipe = device::kRecipe1D1D;
+      p.out_dtype = device::kOutFp32;
+      p.accumulate = 1;
+    }
+    const auto choice = heuristics::choose_fp8_gemm_config(p);
+    if (choice.num_tiles > 0) sources.push_back(render_sm90_fp8_gemm(choice.config));
+  }
+  return sources;
+}
+
+}  // namespace hopgemm::api

@@ -1,0 +1,133 @@
+#include "heuristics/sm90_fp8_gemm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace hopgemm::heuristics {
+namespace {
+
+using device::Sm90Fp8GemmConfig;
+
+// H100 SXM figures the model is built on (measured on the project's H100 unless noted).
+constexpr double kPeakTflops = 1979.0;     // dense FP8 tensor cores, datasheet
+constexpr double kDramGBps = 3000.0;       // device copy
+constexpr double kL2GBps = 7000.0;         // L2 -> SM fill rate, all SMs
+constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
+constexpr double kTileOverheadUs = 0.9;    // prologue + epilogue + promotion tail per tile
+constexpr double kLaunchUs = 2.5;          // kernel launch + ramp
+
+// Fraction of peak a warpgroup sustains for a 64 x block_n x 32 WGMMA: the tensor core needs
+// block_n / 2 cycles, shared memory feeds 64*32 + block_n*32 bytes at 128 B/cycle.
+double mma_efficiency(const Sm90Fp8GemmConfig& c) {
+  const double math_cycles = c.block_n / 2.0;
+  const double smem_cycles = (64.0 * 32.0 + c.block_n * 32.0) / 128.0;
+  double eff = std::min(1.0, math_cycles / smem_cycles);
+  // One consumer warpgroup cannot hide its own promotion and waits; two overlap each other.
+  eff *= device::num_math_wgs(c) == 2 ? 0.86 : 0.70;
+  return eff;
+}
+
+double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tiles_out, int& waves_out) {
+  const int64_t tiles_m = (p.m + c.block_m - 1) / c.block_m;
+  const int64_t tiles_n = (p.n + c.block_n - 1) / c.block_n;
+  const int64_t tiles = tiles_m * tiles_n;
+  const int64_t waves = (tiles + c.num_sms - 1) / c.num_sms;
+  tiles_out = static_cast<int>(tiles);
+  waves_out = static_cast<int>(waves);
+  const double k_blocks = std::ceil(p.k / 128.0);
+  const double padded_k = k_blocks * 128.0;
+
+  // Compute: every wave costs one tile's MMA time on one SM.
+  const double per_sm_tflops = kPeakTflops * p.tc_util / 100.0 / c.num_sms * mma_efficiency(c);
+  const double tile_flops = 2.0 * c.block_m * c.block_n * padded_k;
+  const double compute_us = waves * (tile_flops / (per_sm_tflops * 1e12) * 1e6 + kTileOverheadUs);
+
+  // DRAM: each operand read once (L2 keeps the other tiles' reuse), D written once; fewer busy SMs
+  // than needed to saturate HBM stretch it.
+  const double out_bytes = (p.out_dtype == device::kOutFp32 ? 4.0 : 2.0) * p.m * p.n * (p.accumulate ? 2 : 1);
+  const double dram_bytes = double(p.m) * p.k + double(p.n) * p.k + out_bytes;
+  const double busy_sms = std::min<double>(tiles, c.num_sms);
+  const double dram_us = dram_bytes / (kDramGBps * 1e3 * std::min(1.0, busy_sms / kSmsForFullDram));
+
+  // L2 -> SM: each tile streams its A and B slices; multicast halves the shared operand.
+  const double a_bytes = double(c.block_m) * padded_k / (c.cluster_n == 2 ? 2 : 1);
+  const double b_bytes = double(c.block_n) * padded_k / (c.cluster_m == 2 ? 2 : 1);
+  const double l2_us = tiles * (a_bytes + b_bytes) / (kL2GBps * 1e3);
+
+  return kLaunchUs + std::max({compute_us, dram_us, l2_us});
+}
+
+}  // namespace
+
+int max_stages(Sm90Fp8GemmConfig config) {
+  for (int stages = 16; stages >= 2; --stages) {
+    config.num_stages = stages;
+    if (device::smem_bytes(config) <= device::kSm90SmemCapacity) return stages;
+  }
+  return 0;
+}
+
+Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
+  Fp8GemmChoice best;
+  best.predicted_us = 1e30;
+  const int n_step = p.recipe == device::kRecipe1D2D ? 16 : 8;
+  for (int cluster = 0; cluster < 3; ++cluster) {
+    for (int block_m : {64, 128, 256}) {
+      for (int block_n = n_step; block_n <= 256; block_n += n_step) {
+        Sm90Fp8GemmConfig c;
+        c.block_m = block_m;
+        c.block_n = block_n;
+        c.cluster_m = cluster == 1 ? 2 : 1;
+        c.cluster_n = cluster == 2 ? 2 : 1;
+        c.recipe = p.recipe;
+        c.out_dtype = p.out_dtype;
+        c.accumulate = p.accumulate;
+        c.sfa_k_major = p.sfa_k_major;
+        c.sfb_k_major = p.recipe == device::kRecipe1D1D ? p.sfb_k_major : 1;
+        c.num_sms = p.num_sms - p.num_sms % device::cluster_size(c);
+        c.raster_band = 16;
+        c.num_stages = max_stages(c);
+        // Pipelines shallower than 3 stages cannot keep TMA ahead of the tensor cores.
+        if (c.num_stages < 3 || !device::is_valid(c)) continue;
+        // Tiles far larger than the problem waste the tensor cores on zero padding.
+        if (block_m > 64 && (block_m / 2) >= p.m) continue;
+        if (block_n > 16 && block_n - n_step >= p.n) continue;
+        int tiles = 0, waves = 0;
+        const double us = predict_us(p, c, tiles, waves);
+        // A pair of CTAs only pays off when each has a partner tile in most waves.
+        if (device::cluster_size(c) > 1 && tiles < 2 * c.num_sms) continue;
+        if (us < best.predicted_us * 0.995) {
+          best = {c, us, tiles, waves};
+        }
+      }
+    }
+  }
+  return best;
+}
+
+std::string describe(const Fp8GemmProblem& p) {
+  char text[256];
+  std::snprintf(text, sizeof(text),
+                "Fp8GemmProblem(m=%lld, n=%lld, k=%lld, recipe=%s, out=%s, accumulate=%d, sfa=%s, sfb=%s, "
+                "num_sms=%d, tc_util=%d)",
+                static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
+                p.recipe == device::kRecipe1D2D ? "1D2D" : "1D1D", p.out_dtype == device::kOutFp32 ? "fp32" : "bf16",
+                p.accumulate, p.sfa_k_major ? "k-major" : "mn-major", p.sfb_k_major ? "k-major" : "mn-major",
+                p.num_sms, p.tc_util);
+  return text;
+}
+
+std::string describe(const Fp8GemmChoice& choice) {
+  const auto& c = choice.config;
+  char text[256];
+  std::snprintf(text, sizeof(text),
+                "Sm90Fp8GemmConfig(block_m=%d, block_n=%d, stages=%d, cluster=%dx%d, num_sms=%d, band=%d, smem=%d) "
+                "tiles=%d waves=%d predicted=%.1f us",
+                c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.num_sms, c.raster_band,
+                device::smem_bytes(c), choice.num_tiles, choice.num_waves, choice.predicted_us);
+  return text;
+}
+
+}  // namespace hopgemm::heuristics

@@ -1,0 +1,39 @@
+#pragma once
+// Heuristics for the SM90 FP8 GEMM: GemmProblem -> Sm90Fp8GemmConfig. Pure and deterministic (no CUDA
+// calls), unit-tested on the CPU with golden tables (DESIGN.md §2.4).
+#include <cstdint>
+#include <string>
+
+#include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
+
+namespace hopgemm::heuristics {
+
+// Everything the choice depends on; a padding-free POD so it can key the memo table.
+struct Fp8GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  int32_t recipe = device::kRecipe1D2D;
+  int32_t out_dtype = device::kOutBf16;
+  int32_t accumulate = 0;
+  int32_t sfa_k_major = 1;
+  int32_t sfb_k_major = 1;
+  int32_t num_sms = 132;
+  int32_t tc_util = 100;  // percent (set_tc_util)
+  int32_t reserved = 0;   // keeps the struct free of padding
+};
+
+struct Fp8GemmChoice {
+  device::Sm90Fp8GemmConfig config;
+  double predicted_us = 0.0;  // the model's estimate (for HOPGEMM_PRINT_CONFIGS and tests)
+  int num_tiles = 0;
+  int num_waves = 0;
+};
+
+Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& problem);
+
+// Largest stage count that fits the shared-memory budget (0 if none does).
+int max_stages(device::Sm90Fp8GemmConfig config);
+
+std::string describe(const Fp8GemmProblem& problem);
+std::string describe(const Fp8GemmChoice& choice);
+
+}  // namespace hopgemm::heuristics

@@ -1,0 +1,28 @@
+#pragma once
+// Tensor-map (TMA descriptor) construction through cuTensorMapEncodeTiled, into the device-side
+// TmaDescriptor type the kernels' parameter structs hold.
+#include <cstdint>
+
+#include "hopgemm/device/common.cuh"
+#include "hopgemm/tensor.hpp"
+
+namespace hopgemm::tma {
+
+enum class Swizzle { kNone = 0, k32B = 32, k64B = 64, k128B = 128 };
+
+// The swizzle mode for a byte width of 16 (none), 32, 64 or 128.
+Swizzle swizzle_for_bytes(int bytes);
+
+struct TensorMap2d {
+  DType dtype;
+  const void* base;
+  uint64_t inner_dim, outer_dim;  // elements
+  uint64_t outer_stride_bytes;    // multiple of 16
+  uint32_t box_inner, box_outer;  // elements
+  Swizzle swizzle = Swizzle::kNone;
+};
+
+// Encodes `map` (throws Error(kCuda) naming `what` with the parameters when the driver refuses).
+device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what);
+
+}  // namespace hopgemm::tma
