@@ -1,0 +1,58 @@
+// Every FP8 GEMM kernel the deepseek-v3 suite selects compiles for sm_90a under NVRTC without spills,
+// and its cubin holds tensor-core (wgmma) code. One NVCC compile checks the second backend.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "api/gemm_sources.hpp"
+#include "api/suites.hpp"
+#include "jit/compiler.hpp"
+
+namespace hopgemm {
+namespace {
+
+std::vector<jit::KernelSource> distinct_suite_sources() {
+  std::vector<jit::KernelSource> out;
+  std::set<std::string> seen;
+  for (auto& s : api::gemm_suite_sources(api::suite_gemms("deepseek-v3"), 132)) {
+    if (seen.insert(s.code).second) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void expect_clean(const jit::CompiledKernel& k, const jit::KernelSource& s) {
+  EXPECT_FALSE(k.cubin.empty()) << s.code;
+  EXPECT_FALSE(k.entry.empty()) << s.code;
+  EXPECT_EQ(k.resources.spill_store_bytes, 0) << s.code << k.log;
+  EXPECT_EQ(k.resources.spill_load_bytes, 0) << s.code << k.log;
+  EXPECT_EQ(k.resources.stack_frame_bytes, 0) << s.code << k.log;
+}
+
+TEST(Fp8GemmKernels, SuiteConfigsCompileWithNvrtc) {
+  const auto compiler = jit::make_nvrtc_compiler();
+  const auto sources = distinct_suite_sources();
+  ASSERT_FALSE(sources.empty());
+  double worst = 0;
+  for (const auto& s : sources) {
+    SCOPED_TRACE(s.code);
+    const auto k = compiler->compile(s, "");
+    expect_clean(k, s);
+    worst = std::max(worst, k.compile_seconds);
+    std::printf("%5.2f s  %3d regs  %s\n", k.compile_seconds, k.resources.registers,
+                s.code.substr(s.code.find("Sm90Fp8GemmConfig{")).c_str());
+  }
+  std::printf("%zu kernels, slowest NVRTC compile %.2f s\n", sources.size(), worst);
+}
+
+TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
+  const auto compiler = jit::make_nvcc_compiler();
+  const auto s = distinct_suite_sources().front();
+  const auto k = compiler->compile(s, "");
+  expect_clean(k, s);
+  std::printf("NVCC compile %.2f s\n", k.compile_seconds);
+}
+
+}  // namespace
+}  // namespace hopgemm

@@ -1,0 +1,75 @@
+// The FP8 GEMM heuristics: every suite problem gets a valid config that fits shared memory, choices are
+// deterministic, and they follow the shape of the problem (small M -> 64-row tiles, large -> big tiles).
+#include <gtest/gtest.h>
+
+#include "api/suites.hpp"
+#include "heuristics/sm90_fp8_gemm.hpp"
+
+namespace hopgemm {
+namespace {
+
+using heuristics::Fp8GemmProblem;
+
+Fp8GemmProblem problem(int64_t m, int64_t n, int64_t k, bool wgrad = false) {
+  Fp8GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  if (wgrad) {
+    p.recipe = device::kRecipe1D1D;
+    p.out_dtype = device::kOutFp32;
+    p.accumulate = 1;
+  }
+  return p;
+}
+
+TEST(Heuristics, EverySuiteProblemGetsAValidConfig) {
+  for (int num_sms : {132, 114, 78, 16}) {
+    for (const auto& g : api::suite_gemms("deepseek-v3")) {
+      const auto p = problem(g.m, g.n, g.k, g.role == api::GemmRole::kWgrad);
+      Fp8GemmProblem with_sms = p;
+      with_sms.num_sms = num_sms;
+      const auto choice = heuristics::choose_fp8_gemm_config(with_sms);
+      SCOPED_TRACE(heuristics::describe(with_sms));
+      ASSERT_GT(choice.num_tiles, 0);
+      EXPECT_TRUE(device::is_valid(choice.config));
+      EXPECT_LE(device::smem_bytes(choice.config), device::kSm90SmemCapacity);
+      EXPECT_LE(choice.config.num_sms, num_sms);
+      EXPECT_EQ(choice.config.num_sms % device::cluster_size(choice.config), 0);
+      EXPECT_GE(choice.config.num_stages, 3);
+      EXPECT_EQ(choice.config.recipe, p.recipe);
+      EXPECT_EQ(choice.config.out_dtype, p.out_dtype);
+    }
+  }
+}
+
+TEST(Heuristics, Deterministic) {
+  const auto a = heuristics::choose_fp8_gemm_config(problem(4096, 7168, 16384));
+  const auto b = heuristics::choose_fp8_gemm_config(problem(4096, 7168, 16384));
+  EXPECT_EQ(heuristics::describe(a), heuristics::describe(b));
+}
+
+TEST(Heuristics, FollowsTheProblemShape) {
+  // Decode-sized M: 64-row tiles, no 128-row padding waste.
+  for (int64_t m : {1, 16, 64}) EXPECT_EQ(heuristics::choose_fp8_gemm_config(problem(m, 7168, 2048)).config.block_m, 64);
+  // Large problems: the biggest tiles the register file allows, a full grid.
+  const auto big = heuristics::choose_fp8_gemm_config(problem(8192, 8192, 8192));
+  EXPECT_GE(big.config.block_m * big.config.block_n, 128 * 128);
+  EXPECT_EQ(big.config.num_sms, 132);
+  // No cluster when there are not enough tiles to pair in every wave.
+  EXPECT_EQ(device::cluster_size(heuristics::choose_fp8_gemm_config(problem(128, 2112, 7168)).config), 1);
+}
+
+TEST(Heuristics, MaxStagesFillsSharedMemory) {
+  device::Sm90Fp8GemmConfig c;
+  c.block_m = 128;
+  c.block_n = 128;
+  const int stages = heuristics::max_stages(c);
+  c.num_stages = stages;
+  EXPECT_LE(device::smem_bytes(c), device::kSm90SmemCapacity);
+  c.num_stages = stages + 1;
+  EXPECT_TRUE(stages == 16 || device::smem_bytes(c) > device::kSm90SmemCapacity);
+}
+
+}  // namespace
+}  // namespace hopgemm
