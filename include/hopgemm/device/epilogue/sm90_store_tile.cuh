@@ -1,0 +1,100 @@
+#pragma once
+// Epilogue: a math warpgroup's promoted FP32 accumulators -> swizzled smem tile -> TMA store
+// (or TMA reduce-add) of its own rows. Each warpgroup stores independently (named barrier per
+// warpgroup), and the store is only waited for before the buffer is rewritten by the next tile,
+// so it overlaps the next tile's mainloop.
+
+#include "hopgemm/device/common.cuh"
+#include "hopgemm/device/ptx/barrier.cuh"
+#include "hopgemm/device/ptx/fence.cuh"
+#include "hopgemm/device/ptx/stmatrix.cuh"
+#include "hopgemm/device/ptx/tma.cuh"
+
+namespace hopgemm::device::epilogue {
+
+// cvt.rn.bf16x2.f32: lo goes to the low half (lower address), hi to the high half.
+HOPGEMM_DEVICE u32 pack_bf16x2(float lo, float hi) {
+  u32 r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// Byte offset of (row, byte column) in the staged D tile. The tile is cut into column atoms of
+// kSwizzle bytes (one TMA box each), atom-major; inside an atom rows are kSwizzle bytes apart and the
+// 16-byte chunk index is XORed with address bits 7.. as TMA's SWIZZLE_{32,64,128}B expects.
+template <int kBlockM, int kSwizzle>
+HOPGEMM_DEVICE u32 d_tile_offset(u32 row, u32 col_bytes) {
+  const u32 linear = (col_bytes / kSwizzle) * (kBlockM * kSwizzle) + row * kSwizzle + col_bytes % kSwizzle;
+  if constexpr (kSwizzle >= 32) return linear ^ (((linear >> 7) & (kSwizzle / 16 - 1)) << 4);
+  return linear;
+}
+
+// fin[w][i]: wave w (64 rows) of the warpgroup, wgmma accumulator layout: for 8-column group g,
+// fin[4g + {0,1}] = (row lane/4, cols 8g + 2(lane%4) + {0,1}), fin[4g + {2,3}] = same at row + 8,
+// rows relative to warp * 16 inside the wave.
+template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle>
+HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem_d, const TmaDescriptor* tma_d,
+                               u32 wg, i32 m0, i32 n0) {
+  constexpr int kWaves = kWgRows / 64;
+  constexpr int kElem = kFp32 ? 4 : 2;
+  constexpr int kAtoms = kBlockN * kElem / kSwizzle;
+  const u32 thread = threadIdx.x % 128, warp = thread / 32, lane = thread % 32;
+  const u32 barrier_id = 1 + wg;  // 0 is __syncthreads
+
+  // The previous tile's TMA store must have finished reading the buffer.
+  if (thread == 0) ptx::cp_async_bulk_wait_group_read<0>();
+  ptx::bar_sync(barrier_id, 128);
+
+#pragma unroll
+  for (int w = 0; w < kWaves; ++w) {
+    const u32 row0 = wg * kWgRows + w * 64 + warp * 16;  // this warp's 16 rows in the tile
+    if constexpr (kFp32) {
+      // st.shared.v2.f32; with the 128B swizzle the 8 rows of one store spread over all banks.
+#pragma unroll
+      for (int g = 0; g < kBlockN / 8; ++g) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const u32 off = d_tile_offset<kBlockM, kSwizzle>(row0 + lane / 4 + 8 * h, (g * 8 + (lane % 4) * 2) * 4);
+          asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(smem_d + off), "f"(fin[w][g * 4 + 2 * h]),
+                       "f"(fin[w][g * 4 + 2 * h + 1])
+                       : "memory");
+        }
+      }
+    } else {
+      // stmatrix x4 = 8-column groups g, g+1 x rows 0-7, 8-15; lane l addresses matrix l/8's row l%8.
+      const u32 mat = lane / 8, mat_row = lane % 8;
+#pragma unroll
+      for (int g = 0; g + 1 < kBlockN / 8; g += 2) {
+        const u32 off = d_tile_offset<kBlockM, kSwizzle>(row0 + (mat & 1) * 8 + mat_row, (g + (mat >> 1)) * 16);
+        ptx::stmatrix_x4(smem_d + off, pack_bf16x2(fin[w][g * 4 + 0], fin[w][g * 4 + 1]),
+                         pack_bf16x2(fin[w][g * 4 + 2], fin[w][g * 4 + 3]),
+                         pack_bf16x2(fin[w][g * 4 + 4], fin[w][g * 4 + 5]),
+                         pack_bf16x2(fin[w][g * 4 + 6], fin[w][g * 4 + 7]));
+      }
+      if constexpr ((kBlockN / 8) % 2 == 1) {
+        constexpr int g = kBlockN / 8 - 1;
+        const u32 off = d_tile_offset<kBlockM, kSwizzle>(row0 + (mat & 1) * 8 + mat_row, g * 16);
+        ptx::stmatrix_x2(smem_d + off, pack_bf16x2(fin[w][g * 4 + 0], fin[w][g * 4 + 1]),
+                         pack_bf16x2(fin[w][g * 4 + 2], fin[w][g * 4 + 3]));
+      }
+    }
+  }
+  // Generic-proxy smem writes -> visible to the TMA engine, then all 128 threads done.
+  ptx::fence_proxy_async_shared_cta();
+  ptx::bar_sync(barrier_id, 128);
+
+  if (thread == 0) {
+#pragma unroll
+    for (int a = 0; a < kAtoms; ++a) {
+      const u32 src = smem_d + a * (kBlockM * kSwizzle) + wg * kWgRows * kSwizzle;
+      const i32 x = n0 + a * (kSwizzle / kElem), y = m0 + static_cast<i32>(wg) * kWgRows;
+      if constexpr (kAccumulate)
+        ptx::cp_reduce_async_bulk_tensor_2d_add(tma_d, x, y, src);
+      else
+        ptx::cp_async_bulk_tensor_2d_s2g(tma_d, x, y, src);
+    }
+    ptx::cp_async_bulk_commit_group();
+  }
+}
+
+}  // namespace hopgemm::device::epilogue

@@ -1,0 +1,218 @@
+#pragma once
+// SM90 FP8 GEMM with fine-grained scaling (recipes 1D2D and 1D1D): D = A . B^T (+ D).
+// Warp-specialised persistent kernel: one producer warpgroup (one warp: lane 0 issues TMA, all lanes
+// cp.async the scale factors that are not TMA-loadable) and one or two math warpgroups (wgmma
+// m64nNk32 e4m3 from smem, promotion every 128 K on CUDA cores, swizzled TMA-store epilogue).
+// Host contract (descriptors, launch): kernels/sm90_fp8_gemm_types.cuh.
+
+#include "hopgemm/device/common.cuh"
+#include "hopgemm/device/epilogue/sm90_store_tile.cuh"
+#include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
+#include "hopgemm/device/mma/sm90_fp8_promote.cuh"
+#include "hopgemm/device/mma/sm90_smem_desc.cuh"
+#include "hopgemm/device/pipeline/sm90_stage_ring.cuh"
+#include "hopgemm/device/ptx/cluster.cuh"
+#include "hopgemm/device/ptx/cp_async.cuh"
+#include "hopgemm/device/ptx/fence.cuh"
+#include "hopgemm/device/ptx/griddepcontrol.cuh"
+#include "hopgemm/device/ptx/mbarrier.cuh"
+#include "hopgemm/device/ptx/setmaxnreg.cuh"
+#include "hopgemm/device/ptx/tma.cuh"
+#include "hopgemm/device/ptx/wgmma.cuh"
+#include "hopgemm/device/scheduler/sm90_dense_scheduler.cuh"
+
+namespace hopgemm::device {
+
+template <Sm90Fp8GemmConfig kConfig>
+__global__ void __launch_bounds__(num_threads(kConfig), 1)
+    sm90_fp8_gemm_kernel(const __grid_constant__ Sm90Fp8GemmParams params) {
+  // ---- static checks -------------------------------------------------------------------------
+  static_assert(is_valid(kConfig), "invalid Sm90Fp8GemmConfig (see is_valid)");
+  constexpr int kBlockM = kConfig.block_m, kBlockN = kConfig.block_n, kBlockK = 128;
+  constexpr int kStages = kConfig.num_stages;
+  constexpr int kMathWgs = num_math_wgs(kConfig);
+  constexpr int kWgRows = kBlockM / kMathWgs;  // rows per math warpgroup: 64 or 128
+  constexpr int kWaves = kWgRows / 64;         // m64 wgmma row-blocks per math warpgroup
+  constexpr int kClusterSize = cluster_size(kConfig);
+  constexpr bool kMulticastA = kConfig.cluster_n == 2, kMulticastB = kConfig.cluster_m == 2;
+  constexpr bool k1D1D = kConfig.recipe == kRecipe1D1D;
+  constexpr bool kSfaTma = kConfig.sfa_k_major == 0;
+  constexpr bool kSfbTma = k1D1D && kConfig.sfb_k_major == 0;
+  constexpr bool kUsesCpAsync = !kSfaTma || !kSfbTma;  // 1D2D's sfb always comes by cp.async
+  constexpr int kProducerRegs = kUsesCpAsync && !kSfaTma ? 48 : 40;  // row-major scale loops need a few more
+  constexpr int kConsumerRegs = kMathWgs == 1 ? 248 : 232;          // 48 * 128 + 232 * 256 = 65536
+  constexpr Sm90Fp8GemmSmem kSmem = smem_layout(kConfig);
+  constexpr u32 kTxBytes = kSmem.a_stage + kSmem.b_stage + (kSfaTma ? kBlockM * 4 : 0) + (kSfbTma ? kBlockN * 4 : 0);
+
+  const i32 m = params.m;
+  const i32 n = kConfig.shape_n > 0 ? kConfig.shape_n : params.n;
+  const i32 k = kConfig.shape_k > 0 ? kConfig.shape_k : params.k;
+  const i32 num_k_blocks = ceil_div(k, kBlockK);  // the last block may be partial (TMA zero-fills)
+
+  // ---- shared memory carve-up: [D tile][A x stages][B x stages][SFA x stages][SFB x stages][barriers]
+  extern __shared__ __align__(1024) u8 smem[];
+  const u32 smem_d = ptx::smem_addr(smem);                               // kBlockM x kBlockN out dtype, swizzled
+  const u32 smem_a = smem_d + kSmem.d;                                   // per stage kBlockM x 128 e4m3, SW128
+  const u32 smem_b = smem_a + kStages * kSmem.a_stage;                   // per stage kBlockN x 128 e4m3, SW128
+  float* const sfa = reinterpret_cast<float*>(smem + kSmem.d + kStages * (kSmem.a_stage + kSmem.b_stage));
+  float* const sfb = sfa + kStages * kSmem.sfa_stage / 4;                // 1D2D: 2 floats, 1D1D: kBlockN
+  u64* const full = reinterpret_cast<u64*>(sfb + kStages * kSmem.sfb_stage / 4);
+  u64* const empty = full + kStages;
+  const u32 sfa_addr = ptx::smem_addr(sfa), sfb_addr = ptx::smem_addr(sfb);
+
+  // ---- barrier init ----------------------------------------------------------------------------
+  // full: the producer's expect_tx arrival (+ one cp.async arrival per producer lane).
+  // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs).
+  const u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const u32 cta_rank = kClusterSize > 1 ? ptx::cluster_ctarank() : 0;
+  if (threadIdx.x == kMathWgs * 128) {
+    for (int s = 0; s < kStages; ++s) {
+      ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0));
+      ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4);
+    }
+    ptx::fence_mbarrier_init_release_cluster();
+  } else if (threadIdx.x == kMathWgs * 128 + 32) {
+    ptx::prefetch_tensormap(&params.tma_a);
+    ptx::prefetch_tensormap(&params.tma_b);
+    ptx::prefetch_tensormap(&params.tma_d);
+    if constexpr (kSfaTma) ptx::prefetch_tensormap(&params.tma_sfa);
+    if constexpr (kSfbTma) ptx::prefetch_tensormap(&params.tma_sfb);
+  }
+  if constexpr (kClusterSize > 1)
+    ptx::cluster_sync();
+  else
+    __syncthreads();
+  // PDL: nothing global is read or written before the previous grid is done.
+  ptx::griddepcontrol_wait();
+
+  scheduler::Sm90DenseScheduler<kBlockM, kBlockN, kConfig.cluster_m, kConfig.cluster_n, kConfig.raster_band> sched(
+      m, n, cta_rank);
+  pipeline::StageRing<kStages> ring;
+  i32 m_block, n_block;
+
+  // ---- role split ------------------------------------------------------------------------------
+  if (threadIdx.x >= kMathWgs * 128) {
+    ptx::setmaxnreg_dec<kProducerRegs>();
+    if (warp == kMathWgs * 4) {
+      // ---- producer loop: one warp --------------------------------------------------------------
+      const i32 num_sfb_rows = ceil_div(n, 128);
+      while (sched.next(m_block, n_block)) {
+        const i32 m0 = m_block * kBlockM, n0 = n_block * kBlockN;
+        for (i32 kb = 0; kb < num_k_blocks; ++kb, ring.advance()) {
+          const u32 s = ring.stage;
+          ptx::mbarrier_wait(&empty[s], ring.phase ^ 1);
+          const u32 bar = ptx::smem_addr(&full[s]);
+          const u32 a_dst = smem_a + s * kSmem.a_stage, b_dst = smem_b + s * kSmem.b_stage;
+          const u32 sfa_dst = sfa_addr + s * kSmem.sfa_stage, sfb_dst = sfb_addr + s * kSmem.sfb_stage;
+          if (lane == 0) {
+            ptx::mbarrier_arrive_expect_tx(&full[s], kTxBytes);
+            // The shared operand: each CTA of the pair loads one half and multicasts it to both.
+            if constexpr (kMulticastA) {
+              constexpr int kHalf = kBlockM / 2;
+              ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, &params.tma_a, kb * kBlockK,
+                                                         m0 + cta_rank * kHalf, bar, 0b11);
+            } else {
+              ptx::cp_async_bulk_tensor_2d_g2s(a_dst, &params.tma_a, kb * kBlockK, m0, bar);
+            }
+            if constexpr (kMulticastB) {
+              constexpr int kHalf = kBlockN / 2;
+              ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, &params.tma_b, kb * kBlockK,
+                                                         n0 + cta_rank * kHalf, bar, 0b11);
+            } else {
+              ptx::cp_async_bulk_tensor_2d_g2s(b_dst, &params.tma_b, kb * kBlockK, n0, bar);
+            }
+            if constexpr (kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, m0, kb, bar);
+            if constexpr (kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, kb, bar);
+          }
+          if constexpr (kUsesCpAsync) {
+            // Row-major scales: one strided 4-byte copy per row; rows past the edge read as zero.
+            if constexpr (!kSfaTma) {
+              for (i32 r = lane; r < kBlockM; r += 32) {
+                const i32 row = m0 + r;
+                ptx::cp_async_ca_4(sfa_dst + r * 4, params.sfa + static_cast<i64>(min(row, m - 1)) * params.sfa_ld + kb,
+                                   row < m);
+              }
+            }
+            if constexpr (!k1D1D) {
+              // The (at most two) 128x128 B-scale blocks this tile's columns fall into.
+              const i32 row = n0 / 128 + static_cast<i32>(lane);
+              if (lane < 2)
+                ptx::cp_async_ca_4(sfb_dst + lane * 4,
+                                   params.sfb + static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld + kb,
+                                   row < num_sfb_rows);
+            } else if constexpr (!kSfbTma) {
+              for (i32 r = lane; r < kBlockN; r += 32) {
+                const i32 row = n0 + r;
+                ptx::cp_async_ca_4(sfb_dst + r * 4, params.sfb + static_cast<i64>(min(row, n - 1)) * params.sfb_ld + kb,
+                                   row < n);
+              }
+            }
+            ptx::cp_async_mbarrier_arrive_noinc(&full[s]);
+          }
+        }
+      }
+      ptx::griddepcontrol_launch_dependents();
+    }
+  } else {
+    ptx::setmaxnreg_inc<kConsumerRegs>();
+    // ---- consumer loop: math warpgroup wg owns rows [wg * kWgRows, (wg + 1) * kWgRows) ---------
+    const u32 wg = threadIdx.x / 128, warp_in_wg = warp % 4;
+    float fin[kWaves][kBlockN / 2];  // promoted accumulators, wgmma layout per wave
+    float acc[kBlockN / 2];          // tensor-core partial sums of one 128-K block
+    while (sched.next(m_block, n_block)) {
+#pragma unroll
+      for (int w = 0; w < kWaves; ++w)
+#pragma unroll
+        for (int i = 0; i < kBlockN / 2; ++i) fin[w][i] = 0.0f;
+
+      for (i32 kb = 0; kb < num_k_blocks; ++kb, ring.advance()) {
+        const u32 s = ring.stage;
+        ptx::mbarrier_wait(&full[s], ring.phase);
+        const float* sfa_s = sfa + s * kSmem.sfa_stage / 4 + wg * kWgRows + warp_in_wg * 16 + lane / 4;
+        const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
+        const u64 desc_b = mma::make_kmajor_sw128_desc(smem_b + s * kSmem.b_stage);
+#pragma unroll
+        for (int w = 0; w < kWaves; ++w) {
+          const float sa0 = sfa_s[w * 64], sa1 = sfa_s[w * 64 + 8];
+          const u64 desc_a = mma::make_kmajor_sw128_desc(smem_a + s * kSmem.a_stage + (wg * kWgRows + w * 64) * 128);
+          ptx::wgmma_fence_operand(acc);
+          ptx::wgmma_fence();
+#pragma unroll
+          for (int kk = 0; kk < kBlockK / 32; ++kk)
+            ptx::WgmmaE4m3<kBlockN>::mma(acc, mma::advance_desc_bytes(desc_a, kk * 32),
+                                         mma::advance_desc_bytes(desc_b, kk * 32), kk > 0);
+          ptx::wgmma_commit_group();
+          ptx::wgmma_wait_group<0>();
+          ptx::wgmma_fence_operand(acc);
+          if constexpr (k1D1D) {
+            mma::promote_1d1d<kBlockN>(fin[w], acc, sa0, sa1, sfb_s, lane);
+          } else {
+            const float sb0 = sfb_s[0], sb1 = sfb_s[1];
+            mma::dispatch_former_groups<kBlockN>(static_cast<u32>(n_block * kBlockN) % 128, [&]<int kFormer>() {
+              mma::promote_1d2d<kBlockN, kFormer>(fin[w], acc, sa0, sa1, sb0, sb1);
+            });
+          }
+        }
+        // Release the stage (scales were read above): one arrival per warp to every CTA of the cluster.
+        if constexpr (kClusterSize > 1) {
+          if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
+        } else {
+          if (lane == 0) ptx::mbarrier_arrive(&empty[s]);
+        }
+      }
+
+      // ---- epilogue ------------------------------------------------------------------------------
+      if (!sched.is_phantom(m_block, n_block))
+        epilogue::store_tile<kBlockM, kBlockN, kWgRows, kConfig.out_dtype == kOutFp32, kConfig.accumulate == 1,
+                             d_swizzle_bytes(kConfig)>(fin, smem_d, &params.tma_d, wg, m_block * kBlockM,
+                                                       n_block * kBlockN);
+    }
+    // The last TMA store must land before the CTA exits.
+    if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group<0>();
+  }
+
+  // No CTA may exit while its peer can still arrive on its barriers.
+  if constexpr (kClusterSize > 1) ptx::cluster_sync();
+}
+
+}  // namespace hopgemm::device

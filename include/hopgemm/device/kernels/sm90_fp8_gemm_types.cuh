@@ -1,0 +1,122 @@
+#pragma once
+// Config and parameters of the SM90 FP8 fine-grained-scaled GEMM (kernels/sm90_fp8_gemm.cuh).
+// Compiles as device code (NVRTC, NVCC) and as plain host C++20: the host fills Sm90Fp8GemmParams.
+//
+// Computes D[M,N] (row-major) = A[M,K] . B[N,K]^T (+ D when accumulating); A, B FP8 e4m3, K-major.
+//   recipe 1D2D: sfa FP32 per (row, 128-K block), sfb FP32 per (128 x 128) block, [ceil(N/128), ceil(K/128)] row-major.
+//   recipe 1D1D: sfa and sfb both FP32 per (row, 128-K block).
+// Dequantisation: a = a_fp8 * sfa[m][k/128], b = b_fp8 * sfb[..][k/128]. K may end inside a 128-block:
+// the partial last block uses scale column ceil(K/128)-1, TMA zero-fills the missing K.
+//
+// ---------------------------------------------------------------------------------------------
+// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2, INTERLEAVE_NONE,
+// L2_PROMOTION_L2_256B, OOB_FILL_NONE (zeros), element strides {1, 1}; dims/strides innermost first;
+// global strides in bytes (multiples of 16); base addresses 16-byte aligned.
+//   tma_a   UINT8        dims {K, M}          stride {lda bytes}      box {128, block_m / cluster_n}   SWIZZLE_128B
+//   tma_b   UINT8        dims {K, N}          stride {ldb bytes}      box {128, block_n / cluster_m}   SWIZZLE_128B
+//   tma_sfa FLOAT32      dims {M, ceil(K/128)} stride {align(M,4)*4}  box {block_m, 1}                 SWIZZLE_NONE
+//           only when sfa_k_major == 0 (MN-major "TMA-aligned" sfa, strides (1, align(M, 4)) elements).
+//   tma_sfb FLOAT32      dims {N, ceil(K/128)} stride {align(N,4)*4}  box {block_n, 1}                 SWIZZLE_NONE
+//           only for recipe 1D1D with sfb_k_major == 0.
+//   tma_d   BFLOAT16 or FLOAT32 (out_dtype)  dims {N, M}  stride {ldd bytes}
+//           box {d_swizzle_bytes(cfg) / elem_bytes, block_m / num_math_wgs(cfg)}, swizzle d_swizzle_bytes(cfg)
+//           (128 -> SWIZZLE_128B, 64 -> 64B, 32 -> 32B, 16 -> SWIZZLE_NONE).
+// Unused descriptors may be left zeroed. The multicast operand's box is half the tile (each CTA of the
+// pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
+// Plain pointers (read with cp.async): sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride
+// sfa_ld elements); sfb for 1D2D ([ceil(N/128), ceil(K/128)] row-major, row stride sfb_ld) and for 1D1D
+// with sfb_k_major == 1 ([N, ceil(K/128)], row stride sfb_ld).
+// Launch: grid (cfg.num_sms, 1, 1), cluster (cluster_m * cluster_n, 1, 1) when > 1, block
+// (num_threads(cfg), 1, 1), dynamic smem smem_bytes(cfg) (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+// optionally CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (the kernel calls griddepcontrol.wait
+// before touching global memory). Accumulation: the kernel reduce-adds into D; when C is distinct from D
+// the host copies C into D first. M >= 1 (return early on M == 0), N % 8 == 0 (BF16 D) / % 4 (FP32 D), K % 16 == 0.
+// ---------------------------------------------------------------------------------------------
+
+#include "hopgemm/device/common.cuh"
+
+namespace hopgemm::device {
+
+enum Sm90Fp8Recipe : int { kRecipe1D2D = 0, kRecipe1D1D = 1 };
+enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
+
+// All fields int: a structural C++20 NTTP, no padding, trivially hashable.
+struct Sm90Fp8GemmConfig {
+  int block_m = 128;     // 64 (1 math warpgroup), 128 or 256 (2 math warpgroups)
+  int block_n = 128;     // multiple of 8, <= 256 (1D2D: multiple of 16)
+  int num_stages = 4;    // smem pipeline depth
+  int cluster_m = 1;     // 2: CTA pair shares B (adjacent m-blocks), multicast
+  int cluster_n = 1;     // 2: CTA pair shares A (adjacent n-blocks), multicast
+  int recipe = kRecipe1D2D;
+  int out_dtype = kOutBf16;
+  int accumulate = 0;    // 1: D += result through TMA reduce-add
+  int sfa_k_major = 0;   // 0: sfa MN-major TMA-aligned (TMA), 1: row-major [M, ceil(K/128)] (cp.async)
+  int sfb_k_major = 1;   // 1D1D only: 0 MN-major TMA-aligned (TMA), 1 row-major (cp.async)
+  int num_sms = 132;     // grid size (persistent CTAs); multiple of the cluster size
+  int raster_band = 16;  // L2 rasterisation: tiles walk bands of this many m-blocks (cluster units)
+  int shape_n = 0;       // compile-time N, 0 = runtime
+  int shape_k = 0;       // compile-time K, 0 = runtime
+};
+
+struct Sm90Fp8GemmParams {
+  TmaDescriptor tma_a;
+  TmaDescriptor tma_b;
+  TmaDescriptor tma_sfa;
+  TmaDescriptor tma_sfb;
+  TmaDescriptor tma_d;
+  const float* sfa;  // row-major sfa (sfa_k_major == 1)
+  const float* sfb;  // 1D2D block sfb, or row-major 1D1D sfb
+  i32 m, n, k;
+  i32 sfa_ld;        // row stride (elements) of row-major sfa
+  i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
+};
+
+HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) { return c.block_m == 64 ? 1 : 2; }
+HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
+HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
+HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32 ? 4 : 2; }
+
+// Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
+HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
+  const int row_bytes = c.block_n * out_elem_bytes(c);
+  return row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : row_bytes % 32 == 0 ? 32 : 16;
+}
+
+// Shared memory carve-up (bytes); every region starts 1024-aligned or 128-aligned as TMA/wgmma need.
+struct Sm90Fp8GemmSmem {
+  int d, a_stage, b_stage, sfa_stage, sfb_stage, total;
+};
+HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
+  Sm90Fp8GemmSmem s{};
+  s.d = align_up(c.block_m * c.block_n * out_elem_bytes(c), 1024);
+  s.a_stage = c.block_m * 128;
+  s.b_stage = c.block_n * 128;
+  s.sfa_stage = align_up(c.block_m * 4, 128);
+  s.sfb_stage = align_up((c.recipe == kRecipe1D2D ? 2 : c.block_n) * 4, 128);
+  s.total = s.d + c.num_stages * (s.a_stage + s.b_stage + s.sfa_stage + s.sfb_stage) + c.num_stages * 2 * 8;
+  return s;
+}
+HOPGEMM_HOST_DEVICE constexpr int smem_bytes(const Sm90Fp8GemmConfig& c) { return smem_layout(c).total; }
+
+inline constexpr int kSm90SmemCapacity = 232448;  // 227 KiB per block on H100/H200
+
+HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
+  const int mma_n_multiple = c.recipe == kRecipe1D2D ? 16 : 8;
+  const bool tile_ok = (c.block_m == 64 || c.block_m == 128 || c.block_m == 256) && c.block_n >= 8 &&
+                       c.block_n <= 256 && c.block_n % mma_n_multiple == 0;
+  // Registers per consumer thread: block_n / 2 tensor-core accumulators plus waves x block_n / 2
+  // promoted ones (a wave = 64 rows of the warpgroup); kept <= 192 so ~232 registers suffice.
+  const int waves = c.block_m / num_math_wgs(c) / 64;
+  const bool regs_ok = (waves + 1) * c.block_n <= 384;
+  const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
+                          c.num_sms % cluster_size(c) == 0 && (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
+                          (c.cluster_n == 1 || (c.block_m / 2) % 8 == 0);
+  const bool flags_ok = (c.recipe == kRecipe1D2D || c.recipe == kRecipe1D1D) &&
+                        (c.out_dtype == kOutBf16 || c.out_dtype == kOutFp32) && (c.accumulate == 0 || c.accumulate == 1) &&
+                        (c.sfa_k_major == 0 || c.sfa_k_major == 1) && (c.sfb_k_major == 0 || c.sfb_k_major == 1);
+  const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1;
+  return tile_ok && regs_ok && cluster_ok && flags_ok && shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
+         smem_bytes(c) <= kSm90SmemCapacity;
+}
+
+}  // namespace hopgemm::device

@@ -1,0 +1,54 @@
+#pragma once
+// Persistent tile scheduler for a dense GEMM, cluster-aware, with L2 rasterisation.
+//
+// Work unit = one cluster's tiles: kClusterM adjacent m-blocks (sharing B) or kClusterN adjacent
+// n-blocks (sharing A). The unit grid is rounded up, so both CTAs of a pair always get a tile: a
+// tile past the matrix edge is a "phantom" (TMA zero-fills its loads, its store is skipped). This
+// keeps the two CTAs' pipelines in lockstep, which multicast needs (same stage, same barrier offset).
+// Units are visited in bands of kBand unit-rows along M: inside a band, consecutive units walk M
+// first, so the ~num_sms concurrent tiles reuse a few B column-panels and A row-panels from L2.
+
+#include "hopgemm/device/common.cuh"
+
+namespace hopgemm::device::scheduler {
+
+template <int kBlockM, int kBlockN, int kClusterM, int kClusterN, int kBand>
+struct Sm90DenseScheduler {
+  i32 num_m_blocks, num_n_blocks;  // real tiles
+  i32 units_m, units_n, num_units;
+  i32 unit, unit_stride;
+  i32 rank_m, rank_n;  // this CTA's offset inside its cluster's unit
+
+  HOPGEMM_DEVICE Sm90DenseScheduler(i32 m, i32 n, u32 cta_rank) {
+    constexpr int kClusterSize = kClusterM * kClusterN;
+    num_m_blocks = ceil_div(m, kBlockM);
+    num_n_blocks = ceil_div(n, kBlockN);
+    units_m = ceil_div(num_m_blocks, kClusterM);
+    units_n = ceil_div(num_n_blocks, kClusterN);
+    num_units = units_m * units_n;
+    unit = static_cast<i32>(blockIdx.x) / kClusterSize;
+    unit_stride = static_cast<i32>(gridDim.x) / kClusterSize;
+    rank_m = kClusterM > 1 ? static_cast<i32>(cta_rank) : 0;
+    rank_n = kClusterN > 1 ? static_cast<i32>(cta_rank) : 0;
+  }
+
+  // Next tile of this CTA; false when done. Identical sequence on both CTAs of a cluster.
+  HOPGEMM_DEVICE bool next(i32& m_block, i32& n_block) {
+    if (unit >= num_units) return false;
+    const i32 band_units = kBand * units_n;
+    const i32 band = unit / band_units;
+    const i32 first_um = band * kBand;
+    const i32 band_rows = min(kBand, units_m - first_um);
+    const i32 in_band = unit - band * band_units;
+    m_block = (first_um + in_band % band_rows) * kClusterM + rank_m;
+    n_block = (in_band / band_rows) * kClusterN + rank_n;
+    unit += unit_stride;
+    return true;
+  }
+
+  HOPGEMM_DEVICE bool is_phantom(i32 m_block, i32 n_block) const {
+    return m_block >= num_m_blocks || n_block >= num_n_blocks;
+  }
+};
+
+}  // namespace hopgemm::device::scheduler
