@@ -1,0 +1,115 @@
+"""Scale-factor layout utilities with deep_gemm's names and semantics (reference §1.1, §2).
+
+The kernels are in the C++ library; this module allocates their outputs like the input."""
+from . import _C
+from ._tensors import empty, empty_strided, shape_of
+
+get_tma_aligned_size = _C.get_tma_aligned_size
+get_mk_alignment_for_contiguous_layout = _C.get_mk_alignment_for_contiguous_layout
+get_m_alignment_for_contiguous_layout = get_mk_alignment_for_contiguous_layout
+get_k_alignment_for_contiguous_layout = get_mk_alignment_for_contiguous_layout
+
+__all__ = [
+    "get_tma_aligned_size",
+    "get_mk_alignment_for_contiguous_layout",
+    "get_m_alignment_for_contiguous_layout",
+    "get_k_alignment_for_contiguous_layout",
+    "get_mn_major_tma_aligned_tensor",
+    "get_mn_major_tma_aligned_packed_ue8m0_tensor",
+    "get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor",
+    "transform_sf_into_required_layout",
+]
+
+
+def _ceil_div(x, y):
+    return (x + y - 1) // y
+
+
+def get_mn_major_tma_aligned_tensor(sf):
+    """FP32 scale factors [mn, sf_k] or [G, mn, sf_k] in the MN-major TMA-aligned layout: strides
+    (1, tma_mn) (and tma_mn * sf_k for G), tma_mn = get_tma_aligned_size(mn, 4). Returns `sf` itself when
+    it already has that layout, else a new tensor of the same framework and device."""
+    if _C.is_mn_major_tma_aligned(sf):
+        return sf
+    shape = shape_of(sf)
+    out = empty_strided(sf, shape, _C.mn_major_tma_aligned_strides(shape, 4), "float32", "sf")
+    _C.get_mn_major_tma_aligned_tensor(sf, out)
+    return out
+
+
+def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf):
+    """FP32 scale factors [mn, sf_k] (or [G, mn, sf_k]) -> UE8M0 exponents packed 4 per int32 along K:
+    int32 [mn, ceil(sf_k / 4)] (or [G, ...]) in the MN-major TMA-aligned layout (DeepGEMM's SM100 format).
+    Each scale is rounded up to a power of two first."""
+    shape = shape_of(sf)
+    out_shape = shape[:-1] + (_ceil_div(shape[-1], 4),) if shape else shape
+    if len(out_shape) not in (2, 3):
+        raise ValueError(f"get_mn_major_tma_aligned_packed_ue8m0_tensor: argument 'sf' must be [mn, sf_k] or "
+                         f"[G, mn, sf_k], got shape {list(shape)}")
+    out = empty_strided(sf, out_shape, _C.mn_major_tma_aligned_strides(out_shape, 4), "int32", "sf")
+    _C.get_mn_major_tma_aligned_packed_ue8m0_tensor(sf, out)
+    return out
+
+
+def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks):
+    """K-grouped variant: sf FP32 [sum_g ceil(ks[g] / 128), mn] (per-channel scales of the groups stacked
+    along K) -> int32 [sum_g ceil(ks[g] / 512), mn], UE8M0 exponents packed 4 per int32 along K within each
+    group. `ks_tensor` (the same values on the device, as deep_gemm takes them) is not read."""
+    ks = [int(k) for k in ks]
+    shape = shape_of(sf)
+    if len(shape) != 2:
+        raise ValueError(f"get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor: argument 'sf' must be "
+                         f"[sum_sf_k, mn], got shape {list(shape)}")
+    out = empty(sf, (sum(_ceil_div(k, 512) for k in ks), shape[1]), "int32", "sf")
+    _C.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks, out)
+    return out
+
+
+def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa=None,
+                                      disable_ue8m0_cast=False):
+    """Scale factors in the layout the SM90 kernels read (deep_gemm semantics):
+
+    * recipe (1, 1, 128) for `sf` of A (or (1, 128) as gran_mn, gran_k): per-row FP32 scales
+      [(G,) mn, ceil(k / 128)] -> get_mn_major_tma_aligned_tensor(sf);
+    * 128 x 128 blocks: FP32 [(G,) ceil(mn / 128), ceil(k / 128)], returned as is; it must be contiguous,
+      K-major or MN-major.
+
+    `recipe` is (gran_m, gran_n, gran_k) with `is_sfa` saying which of gran_m / gran_n applies, or
+    (gran_mn, gran_k). SM90 consumes FP32 scales only, so `disable_ue8m0_cast` has no effect."""
+    op = "transform_sf_into_required_layout"
+    recipe = tuple(int(r) for r in recipe)
+    if len(recipe) == 3:
+        if is_sfa is None:
+            raise ValueError(f"{op}: a 3-element recipe needs is_sfa=True or False")
+        gran_mn, gran_k = (recipe[0] if is_sfa else recipe[1]), recipe[2]
+    elif len(recipe) == 2:
+        gran_mn, gran_k = recipe
+    else:
+        raise ValueError(f"{op}: recipe must be (gran_m, gran_n, gran_k) or (gran_mn, gran_k), got {recipe}")
+
+    info = _C._describe(sf)
+    if info["device"] < 0:
+        _C._check_tensor(sf, "sf")
+    shape, strides = info["shape"], info["strides"]
+    expected = (_ceil_div(mn, gran_mn), _ceil_div(k, gran_k))
+    if num_groups is not None:
+        expected = (num_groups,) + expected
+    if info["dtype"] != "float32":
+        raise NotImplementedError(f"{op}: SM90 kernels take float32 scale factors, got {info['dtype']}")
+    if tuple(shape) != expected:
+        raise ValueError(f"{op}: argument 'sf' has shape {list(shape)}; mn={mn}, k={k}, gran=({gran_mn}, "
+                         f"{gran_k}), num_groups={num_groups} require {list(expected)}")
+
+    if (gran_mn, gran_k) == (1, 128):
+        return get_mn_major_tma_aligned_tensor(sf)
+    if (gran_mn, gran_k) == (128, 128):
+        rows, cols = shape[-2], shape[-1]
+        group_ok = len(shape) == 2 or strides[0] == rows * cols or shape[0] == 1
+        k_major = (strides[-1] == 1 or cols == 1) and (strides[-2] == cols or rows == 1)
+        mn_major = (strides[-2] == 1 or rows == 1) and (strides[-1] == rows or cols == 1)
+        if group_ok and (k_major or mn_major):
+            return sf
+        raise ValueError(f"{op}: 128x128 block scale factors must be contiguous, K-major or MN-major; got shape "
+                         f"{list(shape)} with strides {list(strides)}")
+    raise NotImplementedError(f"{op}: no SM90 scale-factor layout for granularity ({gran_mn}, {gran_k}); "
+                              f"supported: (1, 128) and (128, 128)")

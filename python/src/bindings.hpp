@@ -1,0 +1,13 @@
+#pragma once
+// One bind_* function per group of ops; module.cpp calls them all. A new op is one m.def in its
+// group's file: take tensors as nb::handle, convert each with tensor_arg (tensor_arg.hpp), then launch()
+// the C++ op. Arguments that may be None (optional tensors, stream) need `"c"_a.none() = nb::none()`.
+#include <nanobind/nanobind.h>
+
+namespace hopgemm::python {
+
+void bind_runtime(nanobind::module_& m);   // module.cpp: init, settings, device info, JIT, errors
+void bind_layout(nanobind::module_& m);    // layout.cpp
+void bind_quantize(nanobind::module_& m);  // quantize.cpp
+
+}  // namespace hopgemm::python

@@ -1,0 +1,137 @@
+// hopgemm._C: the nanobind extension. Torch-free: tensors arrive as torch tensors or DLPack arrays
+// (tensor_arg.hpp), errors leave as Python exceptions chosen by hopgemm::ErrorKind.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+#include "bindings.hpp"
+#include "hopgemm/error.hpp"
+#include "hopgemm/jit.hpp"
+#include "hopgemm/runtime.hpp"
+#include "jit/compiler.hpp"
+#include "tensor_arg.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace hopgemm::python {
+namespace {
+
+PyObject* exception_type(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kInvalidArgument: return PyExc_ValueError;
+    case ErrorKind::kUnsupported: return PyExc_NotImplementedError;
+    case ErrorKind::kJit: case ErrorKind::kCuda: return PyExc_RuntimeError;
+  }
+  return PyExc_RuntimeError;
+}
+
+void translate_error(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const Error& e) {
+    PyErr_SetString(exception_type(e.kind()), e.what());
+  }
+}
+
+std::string fspath(nb::handle path) {
+  return nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(path));
+}
+
+nb::dict describe(nb::handle x) {
+  bool is_torch = false;
+  const TensorView v = describe_tensor(x, is_torch);
+  nb::list shape, strides;
+  for (int d = 0; d < v.rank; ++d) {
+    shape.append(v.shape[d]);
+    strides.append(v.strides[d]);
+  }
+  nb::dict out;
+  out["data_ptr"] = reinterpret_cast<uintptr_t>(v.data);
+  out["dtype"] = dtype_name(v.dtype);
+  out["shape"] = nb::tuple(shape);
+  out["strides"] = nb::tuple(strides);
+  out["device"] = v.device;
+  out["torch"] = is_torch;
+  return out;
+}
+
+}  // namespace
+
+void bind_runtime(nb::module_& m) {
+  nb::register_exception_translator(translate_error);
+
+  m.def("init", [](nb::handle include_dir) { jit::set_include_dir(fspath(include_dir)); }, "include_dir"_a,
+        "Tells the JIT where the package's bundled device headers are. Called by `import hopgemm`.");
+  m.def("_describe", &describe, "x"_a,
+        "The TensorView hopgemm would see for `x` (host arrays included): data_ptr, dtype, shape, strides in "
+        "elements, device (-1 for host memory), torch.");
+  m.def("_check_tensor", [](nb::handle x, const std::string& name) {
+    CallContext ctx;
+    tensor_arg(x, name.c_str(), ctx);
+  }, "x"_a, "name"_a, "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
+  m.def("_stream", [](nb::handle stream) { return reinterpret_cast<uintptr_t>(stream_arg(stream, CallContext{})); },
+        "stream"_a.none(), "The cudaStream_t an explicit `stream=` argument resolves to.");
+
+  nb::class_<DeviceInfo>(m, "DeviceInfo")
+      .def_ro("device", &DeviceInfo::device)
+      .def_ro("name", &DeviceInfo::name)
+      .def_ro("arch_major", &DeviceInfo::arch_major)
+      .def_ro("arch_minor", &DeviceInfo::arch_minor)
+      .def_ro("num_sms", &DeviceInfo::num_sms)
+      .def_ro("max_smem_per_block", &DeviceInfo::max_smem_per_block)
+      .def_ro("l2_size", &DeviceInfo::l2_size)
+      .def_ro("clock_khz", &DeviceInfo::clock_khz)
+      .def_ro("memory_clock_khz", &DeviceInfo::memory_clock_khz)
+      .def("__repr__", [](const DeviceInfo& d) {
+        return "DeviceInfo(device=" + std::to_string(d.device) + ", name='" + d.name + "', sm_" +
+               std::to_string(d.arch_major) + std::to_string(d.arch_minor) + ", num_sms=" +
+               std::to_string(d.num_sms) + ")";
+      });
+  m.def("gpu_available", &gpu_available, "True if a CUDA driver is present and a device is visible.");
+  m.def("device_info", &device_info, "device"_a = -1, nb::rv_policy::reference,
+        "Properties of `device` (-1: the current device). RuntimeError where there is no GPU.");
+
+  m.def("set_num_sms", &set_num_sms, "num_sms"_a,
+        "Number of SMs the persistent kernels use; 0 restores all SMs of the device.");
+  m.def("get_num_sms", &get_num_sms, "Number of SMs the persistent kernels use.");
+  m.def("set_tc_util", &set_tc_util, "percent"_a, "Tensor-core utilisation hint in percent, in (0, 100].");
+  m.def("get_tc_util", &get_tc_util);
+  m.def("set_pdl", &set_pdl, "enable"_a, "Programmatic dependent launch for kernels launched afterwards.");
+  m.def("get_pdl", &get_pdl);
+
+  m.def("set_jit_policy", [](const std::string& policy) { set_jit_policy(parse_jit_policy(policy)); }, "policy"_a,
+        "What an op does on a kernel-cache miss: 'allow' (compile), 'warn_on_miss' or 'error_on_miss'.");
+  m.def("get_jit_policy", [] { return std::string(jit_policy_name(get_jit_policy())); });
+  m.def("set_cache_dir", [](nb::handle path) { set_cache_dir(fspath(path)); }, "path"_a,
+        "Root of the disk cache of compiled kernels; '' restores the default.");
+  m.def("get_cache_dir", &get_cache_dir);
+
+  nb::class_<PrecompileReport>(m, "PrecompileReport")
+      .def_ro("num_kernels", &PrecompileReport::num_kernels)
+      .def_ro("num_compiled", &PrecompileReport::num_compiled)
+      .def_ro("num_cached", &PrecompileReport::num_cached)
+      .def_ro("seconds", &PrecompileReport::seconds)
+      .def_ro("errors", &PrecompileReport::errors)
+      .def("__repr__", [](const PrecompileReport& r) {
+        return "PrecompileReport(num_kernels=" + std::to_string(r.num_kernels) + ", num_compiled=" +
+               std::to_string(r.num_compiled) + ", num_cached=" + std::to_string(r.num_cached) +
+               ", seconds=" + std::to_string(r.seconds) + ", errors=" + std::to_string(r.errors.size()) + ")";
+      });
+  m.def("precompile_suites", &precompile_suites, "Names of the embedded shape suites.");
+  m.def("precompile", &precompile_suite, "suite"_a, "num_sms"_a = 132, "jobs"_a = 0,
+        "show_progress"_a = false, nb::call_guard<nb::gil_scoped_release>(),
+        "Compiles every kernel `suite` needs on an SM90 device with `num_sms` SMs, on `jobs` threads "
+        "(0: all cores); show_progress redraws a progress line on stderr. Needs no GPU.");
+}
+
+}  // namespace hopgemm::python
+
+NB_MODULE(_C, m) {
+  m.doc() = "hopgemm native extension (FP8/BF16 GEMM kernels for Hopper); use the `hopgemm` package.";
+  hopgemm::python::bind_runtime(m);
+  hopgemm::python::bind_layout(m);
+  hopgemm::python::bind_quantize(m);
+}
