@@ -254,7 +254,7 @@ std::optional<double> blockwise_diff(CublasLtBaselines& lt, const Shape& s, uint
 
 const Shape kCheckShapes[] = {{256, 512, 768}, {128, 2112, 7168}};
 
-TEST(CublasLtBaselines, HostE4m3ConversionIsExactOnEveryCode) {
+TEST(CublasltBaselines, HostE4m3ConversionIsExactOnEveryCode) {
   for (int code = 0; code < 256; ++code) {
     if ((code & 0x7f) == 0x7f) continue;  // NaN
     const double v = e4m3_to_double(static_cast<uint8_t>(code));
@@ -276,7 +276,7 @@ TEST(CublasLtBaselines, HostE4m3ConversionIsExactOnEveryCode) {
   EXPECT_EQ(double_to_e4m3(std::ldexp(15.5, -10)), 0x08);   // rounds up into the smallest normal 2^-6
 }
 
-TEST(CublasLtBaselines, Fp8BlockwiseMatchesFloat64Reference) {
+TEST(CublasltBaselines, Fp8BlockwiseMatchesFloat64Reference) {
   SKIP_WITHOUT_SM90();
   CublasLtBaselines lt;
   uint32_t seed = 11;
@@ -291,7 +291,7 @@ TEST(CublasLtBaselines, Fp8BlockwiseMatchesFloat64Reference) {
   EXPECT_LT(*padded, 1e-3);
 }
 
-TEST(CublasLtBaselines, Fp8BlockwiseOddMIsCorrectOrUnsupported) {
+TEST(CublasltBaselines, Fp8BlockwiseOddMIsCorrectOrUnsupported) {
   SKIP_WITHOUT_SM90();
   CublasLtBaselines lt;
   for (const Shape& s : {Shape{1, 2112, 7168}, Shape{33, 512, 768}, Shape{4, 512, 768}}) {
@@ -302,7 +302,7 @@ TEST(CublasLtBaselines, Fp8BlockwiseOddMIsCorrectOrUnsupported) {
   }
 }
 
-TEST(CublasLtBaselines, Fp8BlockwiseRejectsRowMajorScales) {
+TEST(CublasltBaselines, Fp8BlockwiseRejectsRowMajorScales) {
   SKIP_WITHOUT_SM90();
   CublasLtBaselines lt;
   const Shape s{256, 512, 768};
@@ -321,7 +321,7 @@ TEST(CublasLtBaselines, Fp8BlockwiseRejectsRowMajorScales) {
   }
 }
 
-TEST(CublasLtBaselines, Fp8PerTensorMatchesFloat64Reference) {
+TEST(CublasltBaselines, Fp8PerTensorMatchesFloat64Reference) {
   SKIP_WITHOUT_SM90();
   CublasLtBaselines lt;
   uint32_t seed = 41;
@@ -341,7 +341,7 @@ TEST(CublasLtBaselines, Fp8PerTensorMatchesFloat64Reference) {
   }
 }
 
-TEST(CublasLtBaselines, Bf16MatchesFloat64Reference) {
+TEST(CublasltBaselines, Bf16MatchesFloat64Reference) {
   SKIP_WITHOUT_SM90();
   CublasLtBaselines lt;
   uint32_t seed = 71;
@@ -366,7 +366,7 @@ TEST(CublasLtBaselines, Bf16MatchesFloat64Reference) {
 
 // Prints the baselines' times on anchor shapes (reference/anchors_h100.md has torch-profiler numbers for the same
 // shapes) and checks they are physically plausible: positive, under the FP8 dense peak, repeatable.
-TEST(CublasLtBaselines, PrintsTimesOnAnchorShapes) {
+TEST(CublasltBaselines, PrintsTimesOnAnchorShapes) {
   SKIP_WITHOUT_SM90();
   std::printf("  device copy bandwidth: %.0f GB/s (read + write)\n", copy_bandwidth_gbps());
   CublasLtBaselines lt;
