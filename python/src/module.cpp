@@ -72,8 +72,12 @@ void bind_runtime(nb::module_& m) {
     CallContext ctx;
     tensor_arg(x, name.c_str(), ctx);
   }, "x"_a, "name"_a, "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
-  m.def("_stream", [](nb::handle stream) { return reinterpret_cast<uintptr_t>(stream_arg(stream, CallContext{})); },
-        "stream"_a.none(), "The cudaStream_t an explicit `stream=` argument resolves to.");
+  m.def("_stream", [](nb::handle stream, nb::handle like) {
+    CallContext ctx;
+    if (!like.is_none()) tensor_arg(like, "like", ctx);
+    return reinterpret_cast<uintptr_t>(stream_arg(stream, ctx));
+  }, "stream"_a.none(), "like"_a.none() = nb::none(),
+        "The cudaStream_t an op with tensor argument `like` would run on for this `stream=` argument.");
 
   nb::class_<DeviceInfo>(m, "DeviceInfo")
       .def_ro("device", &DeviceInfo::device)
