@@ -1,0 +1,97 @@
+// The scale-factor layout and FP8 quantisation kernels: every config the suites use (plus the other
+// granularities) compiles for sm_90a under NVRTC without spills, and the PTX of the quantiser holds the
+// exactly-rounded instructions its bit-exactness rests on (no .ftz, no approximate division, no FMA).
+#include <gtest/gtest.h>
+#include <nvrtc.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/suite_sources.hpp"
+#include "jit/compiler.hpp"
+
+namespace hopgemm {
+namespace {
+
+void expect_clean(const jit::CompiledKernel& k, const jit::KernelSource& s) {
+  EXPECT_FALSE(k.cubin.empty()) << s.code;
+  EXPECT_FALSE(k.entry.empty()) << s.code;
+  EXPECT_EQ(k.resources.spill_store_bytes, 0) << s.code << k.log;
+  EXPECT_EQ(k.resources.spill_load_bytes, 0) << s.code << k.log;
+  EXPECT_EQ(k.resources.stack_frame_bytes, 0) << s.code << k.log;
+}
+
+void compile_all(const std::vector<jit::KernelSource>& sources, const char* config_type) {
+  const auto compiler = jit::make_nvrtc_compiler();
+  std::set<std::string> distinct;
+  for (const auto& s : sources) {
+    SCOPED_TRACE(s.code);
+    EXPECT_TRUE(distinct.insert(s.code).second) << "duplicate source";
+    const auto k = compiler->compile(s, "");
+    expect_clean(k, s);
+    const size_t begin = s.code.find(config_type), end = s.code.find('}', begin);
+    std::printf("%5.2f s  %3d regs  %s\n", k.compile_seconds, k.resources.registers,
+                s.code.substr(begin, end + 1 - begin).c_str());
+  }
+}
+
+TEST(LayoutKernels, SuiteConfigsCompileWithNvrtc) {
+  const auto sources = api::layout_suite_sources();
+  EXPECT_EQ(sources.size(), 3u);
+  compile_all(sources, "SfLayoutConfig{");
+}
+
+TEST(QuantizeKernels, SuiteConfigsCompileWithNvrtc) {
+  const auto sources = api::quantize_suite_sources();
+  EXPECT_EQ(sources.size(), 12u);
+  compile_all(sources, "QuantizeConfig{");
+}
+
+TEST(QuantizeKernels, OtherGranularitiesCompileWithNvrtc) {
+  std::vector<jit::KernelSource> sources;
+  for (auto c : api::quantize_suite_configs()) {
+    for (int gran : {32, 64}) {
+      c.gran = gran;
+      sources.push_back(api::render_sm90_quantize_fp8(c));
+    }
+  }
+  compile_all(sources, "QuantizeConfig{");
+}
+
+// PTX of one rendered source, compiled the way the JIT does (sm_90a, C++20, -default-device).
+std::string ptx_of(const jit::KernelSource& source) {
+  const std::string include = "-I" + jit::include_dir();
+  const char* options[] = {"--gpu-architecture=sm_90a", "-std=c++20", "-default-device", include.c_str()};
+  nvrtcProgram program = nullptr;
+  EXPECT_EQ(nvrtcCreateProgram(&program, source.code.c_str(), "kernel.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
+  EXPECT_EQ(nvrtcCompileProgram(program, 4, options), NVRTC_SUCCESS);
+  size_t size = 0;
+  nvrtcGetPTXSize(program, &size);
+  std::string ptx(size, '\0');
+  nvrtcGetPTX(program, ptx.data());
+  nvrtcDestroyProgram(&program);
+  return ptx;
+}
+
+TEST(QuantizeKernels, PtxUsesExactlyRoundedInstructions) {
+  for (const auto& c : api::quantize_suite_configs()) {
+    const auto source = api::render_sm90_quantize_fp8(c);
+    SCOPED_TRACE(source.code);
+    const std::string ptx = ptx_of(source);
+    EXPECT_NE(ptx.find("max.NaN.f32"), std::string::npos);  // NaN-propagating amax (torch.amax semantics)
+    EXPECT_NE(ptx.find("cvt.rn.satfinite.e4m3x2.f32"), std::string::npos);
+    EXPECT_NE(ptx.find("rcp.rn.f32"), std::string::npos);   // IEEE 1 / sf
+    EXPECT_NE(ptx.find("mul.rn.f32"), std::string::npos);   // IEEE x * inv, never contracted
+    EXPECT_EQ(ptx.find(".ftz"), std::string::npos);
+    EXPECT_EQ(ptx.find("fma.rn.f32"), std::string::npos);
+    EXPECT_EQ(ptx.find(".approx"), std::string::npos);
+    if (c.kind == device::kQuantPerToken || c.kind == device::kQuantPerBlock) {
+      EXPECT_NE(ptx.find("ld.global.nc.L1::no_allocate.v4.u32"), std::string::npos);  // 16-byte loads
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hopgemm
