@@ -46,11 +46,24 @@ std::string cuda_home();
 
 std::unique_ptr<Compiler> make_nvrtc_compiler(const std::string& arch = "sm_90a");
 std::unique_ptr<Compiler> make_nvcc_compiler(const std::string& arch = "sm_90a");
+// The same with line information (-lineinfo) for profilers and sanitizers; it is part of the flags.
+std::unique_ptr<Compiler> make_nvrtc_compiler(const std::string& arch, bool lineinfo);
+std::unique_ptr<Compiler> make_nvcc_compiler(const std::string& arch, bool lineinfo);
 // The compiler the environment selects (NVRTC unless HOPGEMM_JIT_USE_NVCC=1), created once.
 const Compiler& default_compiler();
 
 // Parses a ptxas --verbose report (the part for the single entry point): entry name and resources.
-// Returns false if no entry was found.
+// Returns false if no entry, or more than one, was found.
 bool parse_ptxas_report(const std::string& log, std::string& entry, ResourceUsage& usage);
+
+// Shared by both compilers once a cubin exists: fills kernel.entry and kernel.resources from the
+// ptxas report in kernel.log (throws Error(kJit) naming the family if there is not exactly one entry)
+// and prints the report when HOPGEMM_JIT_PTXAS_VERBOSE (or HOPGEMM_JIT_DEBUG) is set.
+void finish_compile(CompiledKernel& kernel, const KernelSource& source, const std::string& compiler);
+// The first line of a compiler log that reports an error (else its first non-empty line), for one-line
+// summaries in messages.
+std::string first_error_line(const std::string& log);
+// Writes "[hopgemm jit] <text>" to stderr as one write, so lines of concurrent threads do not interleave.
+void jit_message(const std::string& text);
 
 }  // namespace hopgemm::jit

@@ -8,11 +8,37 @@
 // advisory lock per key (flock on <cache_dir>/locks/<digest>.lock): one compiles, the others wait and
 // then read its entry. A truncated, garbage or incomplete entry is rebuilt, never trusted, never fatal.
 // An unwritable cache directory falls back to compiling in memory with one warning.
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "jit/compiler.hpp"
 
 namespace hopgemm::jit {
+
+// A 128-bit non-cryptographic hash (two 64-bit lanes over 16-byte blocks, avalanche-finalised), used for
+// cache keys, the header-tree hash and cubin checksums. Incremental: update() in pieces equals one update()
+// of the concatenation.
+class Hash128 {
+ public:
+  Hash128& update(const void* data, size_t size);
+  Hash128& update(std::string_view text) { return update(text.data(), text.size()); }
+  // Length-prefixed, so consecutive fields cannot run into each other ("ab"+"c" != "a"+"bc").
+  Hash128& field(std::string_view text);
+  // 32 lowercase hex digits.
+  std::string hex() const;
+
+ private:
+  void block(uint64_t k1, uint64_t k2);
+  uint64_t h1_ = 0x6a09e667f3bcc908ull;
+  uint64_t h2_ = 0xbb67ae8584caa73bull;
+  unsigned char tail_[16] = {};
+  size_t tail_size_ = 0;
+  uint64_t length_ = 0;
+};
+std::string hash128_hex(std::string_view data);
 
 struct CacheResult {
   CompiledKernel kernel;
@@ -40,7 +66,10 @@ struct CacheEntryInfo {
 };
 // All entries under the cache directory (for `hopgemm cache ls|verify`).
 std::vector<CacheEntryInfo> list_cache_entries();
-// Removes every entry; returns how many were removed.
+// Removes every entry; returns how many were removed. Also removes temporary directories left behind by
+// processes that died while compiling (older than an hour).
 int clear_cache();
+// The entry directory `source` would have under `compiler` (whether or not it exists).
+std::string cache_entry_dir(const KernelSource& source, const Compiler& compiler);
 
 }  // namespace hopgemm::jit

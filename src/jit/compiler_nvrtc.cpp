@@ -1,0 +1,104 @@
+// NVRTC: the default compiler, in process (DESIGN.md §2.5). The kernel's TU is compiled straight to an
+// sm_90a cubin; ptxas's verbose report arrives in the program log.
+#include <nvrtc.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hopgemm/error.hpp"
+#include "jit/compiler.hpp"
+#include "runtime/env.hpp"
+
+namespace hopgemm::jit {
+namespace {
+
+// Front-end remarks that the device headers trigger by design (unused variables in some instantiations,
+// integer conversions in constexpr tile arithmetic, ...): noise in a JIT log.
+constexpr const char* kDiagSuppress = "--diag-suppress=39,161,174,177,186,940";
+
+void check_nvrtc(nvrtcResult result, const char* call, const std::string& family) {
+  if (result == NVRTC_SUCCESS) return;
+  throw Error(ErrorKind::kJit, family + ": " + call + " failed: " + nvrtcGetErrorString(result));
+}
+
+class NvrtcCompiler final : public Compiler {
+ public:
+  NvrtcCompiler(const std::string& arch, bool lineinfo) {
+    int major = 0, minor = 0;
+    check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion", "NVRTC");
+    signature_ = "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
+    flags_ = {"--gpu-architecture=" + arch, "-std=c++20", "-default-device", "--ptxas-options=-v", kDiagSuppress};
+    if (lineinfo) flags_.push_back("-lineinfo");
+  }
+
+  std::string signature() const override { return signature_; }
+  std::vector<std::string> flags() const override { return flags_; }
+
+  CompiledKernel compile(const KernelSource& source, const std::string& /*scratch_dir*/) const override {
+    const auto start = std::chrono::steady_clock::now();
+    // Include paths are not flags: where the headers live does not change the output (their content is
+    // hashed into the cache key separately).
+    std::vector<std::string> options = flags_;
+    options.push_back("-I" + include_dir());
+    const std::string cccl = cuda_home() + "/include/cccl";
+    std::error_code ec;
+    if (std::filesystem::is_directory(cccl, ec)) options.push_back("-I" + cccl);
+    std::vector<const char*> argv;
+    argv.reserve(options.size());
+    for (const auto& option : options) argv.push_back(option.c_str());
+
+    const auto& settings = runtime::env();
+    if (settings.print_compiler_command || settings.jit_debug) {
+      std::string line = source.family + ": NVRTC options:";
+      for (const auto& option : options) line += " " + option;
+      jit_message(line);
+    }
+
+    nvrtcProgram program = nullptr;
+    check_nvrtc(nvrtcCreateProgram(&program, source.code.c_str(), "kernel.cu", 0, nullptr, nullptr),
+                "nvrtcCreateProgram", source.family);
+    std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) {
+      nvrtcDestroyProgram(p);
+    });
+
+    const nvrtcResult result = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+    CompiledKernel kernel;
+    size_t log_size = 0;
+    if (nvrtcGetProgramLogSize(program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+      kernel.log.resize(log_size);
+      if (nvrtcGetProgramLog(program, kernel.log.data()) != NVRTC_SUCCESS) kernel.log.clear();
+      while (!kernel.log.empty() && kernel.log.back() == '\0') kernel.log.pop_back();
+    }
+    if (result != NVRTC_SUCCESS) {
+      throw Error(ErrorKind::kJit, source.family + ": NVRTC compilation for " + arch() + " failed (" +
+                                       nvrtcGetErrorString(result) + "): " + first_error_line(kernel.log) +
+                                       "\ncompiler log:\n" + kernel.log + "\nsource:\n" + source.code);
+    }
+    size_t cubin_size = 0;
+    check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", source.family);
+    kernel.cubin.resize(cubin_size);
+    if (cubin_size > 0) check_nvrtc(nvrtcGetCUBIN(program, kernel.cubin.data()), "nvrtcGetCUBIN", source.family);
+    kernel.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    finish_compile(kernel, source, signature_);
+    return kernel;
+  }
+
+ private:
+  std::string arch() const { return flags_.front().substr(flags_.front().find('=') + 1); }
+
+  std::string signature_;
+  std::vector<std::string> flags_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> make_nvrtc_compiler(const std::string& arch) { return make_nvrtc_compiler(arch, false); }
+
+std::unique_ptr<Compiler> make_nvrtc_compiler(const std::string& arch, bool lineinfo) {
+  return std::make_unique<NvrtcCompiler>(arch, lineinfo);
+}
+
+}  // namespace hopgemm::jit

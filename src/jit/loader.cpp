@@ -1,0 +1,119 @@
+// Loading cubins and launching kernels through the driver API (entry points from runtime::driver()).
+#include "jit/loader.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "hopgemm/error.hpp"
+#include "hopgemm/runtime.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/driver.hpp"
+
+namespace hopgemm::jit {
+namespace {
+
+constexpr int kMaxDevices = 64;  // size of LoadedKernel::smem_limit_
+constexpr int kDefaultSmemLimit = 48 * 1024;  // what a kernel may use without opting in
+
+}  // namespace
+
+LoadedKernel::LoadedKernel(const CompiledKernel& compiled) : entry_(compiled.entry), resources_(compiled.resources) {
+  const auto& api = runtime::driver("loading a JIT-compiled kernel");
+  if (compiled.cubin.empty() || compiled.entry.empty()) {
+    throw Error(ErrorKind::kJit, "cannot load kernel '" + compiled.entry + "': empty cubin or entry name");
+  }
+  runtime::check_driver(api.cuLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr,
+                                              nullptr, 0),
+                        "cuLibraryLoadData");
+  const CUresult result = api.cuLibraryGetKernel(&kernel_, library_, entry_.c_str());
+  if (result != CUDA_SUCCESS) {
+    api.cuLibraryUnload(library_);
+    library_ = nullptr;
+    runtime::check_driver(result, ("cuLibraryGetKernel(" + entry_ + ")").c_str());
+  }
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (library_ == nullptr) return;
+  // At process exit the driver may already be torn down (CUDA_ERROR_DEINITIALIZED): nothing to release.
+  runtime::driver("unloading a kernel").cuLibraryUnload(library_);
+}
+
+void LoadedKernel::ensure_smem_limit(int device, int bytes) const {
+  if (device < 0 || device >= kMaxDevices) {
+    throw Error(ErrorKind::kInvalidArgument, "ensure_smem_limit: device index " + std::to_string(device) +
+                                                 " out of range [0, " + std::to_string(kMaxDevices) + ")");
+  }
+  std::atomic<int>& limit = smem_limit_[device];
+  int current = limit.load(std::memory_order_acquire);
+  if (bytes <= current) return;
+  // Concurrent callers may both set the attribute: harmless, it is idempotent for the larger value.
+  runtime::check_driver(runtime::driver("ensure_smem_limit")
+                            .cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes, kernel_,
+                                                  static_cast<CUdevice>(device)),
+                        "cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  while (current < bytes && !limit.compare_exchange_weak(current, bytes, std::memory_order_acq_rel)) {
+  }
+}
+
+void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, const void* params, cudaStream_t stream) {
+  const auto& api = runtime::driver("launching a kernel");
+  if (geometry.smem_bytes > kDefaultSmemLimit) {
+    int device = 0;
+    HOPGEMM_CUDA_CHECK(cudaGetDevice(&device));
+    kernel.ensure_smem_limit(device, geometry.smem_bytes);
+  }
+  // Built on the stack per call: concurrent launches from several host threads share nothing.
+  CUlaunchAttribute attributes[2];
+  unsigned num_attributes = 0;
+  if (geometry.cluster_x > 1) {
+    CUlaunchAttribute& a = attributes[num_attributes++];
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = geometry.cluster_x;
+    a.value.clusterDim.y = 1;
+    a.value.clusterDim.z = 1;
+  }
+  if (get_pdl()) {
+    CUlaunchAttribute& a = attributes[num_attributes++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  CUlaunchConfig config{};
+  config.gridDimX = geometry.grid_x;
+  config.gridDimY = geometry.grid_y;
+  config.gridDimZ = geometry.grid_z;
+  config.blockDimX = geometry.block_x;
+  config.blockDimY = geometry.block_y;
+  config.blockDimZ = geometry.block_z;
+  config.sharedMemBytes = static_cast<unsigned>(geometry.smem_bytes);
+  config.hStream = reinterpret_cast<CUstream>(stream);
+  config.attrs = num_attributes > 0 ? attributes : nullptr;
+  config.numAttrs = num_attributes;
+  void* args[] = {const_cast<void*>(params)};
+  // A CUkernel stands in for a CUfunction in launch calls (context-independent loading, CUDA >= 12.0).
+  const CUresult result =
+      api.cuLaunchKernelEx(&config, reinterpret_cast<CUfunction>(kernel.handle()), args, nullptr);
+  if (result != CUDA_SUCCESS) runtime::check_driver(result, ("cuLaunchKernelEx(" + kernel.entry() + ")").c_str());
+}
+
+void refuse_inside_capture(cudaStream_t stream, const char* op, const std::string& what) {
+  runtime::driver(op);  // a clear "no driver" error before any runtime call
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaError_t result = cudaStreamIsCapturing(stream, &status);
+  // The legacy stream cannot be queried while another stream captures in global mode: that is a capture too.
+  if (result == cudaErrorStreamCaptureImplicit) {
+    cudaGetLastError();
+    status = cudaStreamCaptureStatusActive;
+  } else {
+    runtime::check_cuda(result, "cudaStreamIsCapturing");
+  }
+  if (status != cudaStreamCaptureStatusNone) {
+    throw Error(ErrorKind::kJit, std::string(op) + ": kernel " + what +
+                                     " is not loaded yet and the stream is being captured into a CUDA graph; run the "
+                                     "op once before capture (warm-up) or precompile");
+  }
+}
+
+}  // namespace hopgemm::jit
