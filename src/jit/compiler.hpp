@@ -32,7 +32,8 @@ class Compiler {
   virtual std::string signature() const = 0;
   // Options that change the output; part of every cache key.
   virtual std::vector<std::string> flags() const = 0;
-  // Compiles for `arch` (e.g. "sm_90a"). `scratch_dir` is an empty private directory the compiler may use.
+  // Compiles for `arch` (e.g. "sm_90a"). `scratch_dir` is an empty private directory the compiler may use;
+  // "" lets the compiler make (and remove) its own where it needs one.
   // Throws Error(kJit) with the compiler log on failure.
   virtual CompiledKernel compile(const KernelSource& source, const std::string& scratch_dir) const = 0;
 };
@@ -63,6 +64,24 @@ void finish_compile(CompiledKernel& kernel, const KernelSource& source, const st
 // The first line of a compiler log that reports an error (else its first non-empty line), for one-line
 // summaries in messages.
 std::string first_error_line(const std::string& log);
+// A private directory `<parent>/<prefix>XXXXXX` (mkdtemp), removed with its contents on destruction;
+// `parent` "" means the system's temporary directory. ok() is false (and error() says why) if it could not
+// be created.
+class TempDir {
+ public:
+  TempDir(const std::string& parent, const std::string& prefix);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  bool ok() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_;
+  std::string error_;
+};
+
 // Writes "[hopgemm jit] <text>" to stderr as one write, so lines of concurrent threads do not interleave.
 void jit_message(const std::string& text);
 

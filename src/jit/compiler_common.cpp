@@ -1,9 +1,12 @@
 // What both compilers share: where the headers and the toolkit are, the choice of compiler, and the
 // ptxas resource report kept with every compiled kernel.
+#include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -177,6 +180,27 @@ std::string first_error_line(const std::string& log) {
     if (line.find("error") != std::string_view::npos) return std::string(line);
   }
   return std::string(first);
+}
+
+TempDir::TempDir(const std::string& parent, const std::string& prefix) {
+  std::string base = parent;
+  if (base.empty()) {
+    std::error_code ec;
+    base = std::filesystem::temp_directory_path(ec).string();
+    if (ec || base.empty()) base = "/tmp";
+  }
+  std::string pattern = base + "/" + prefix + "XXXXXX";
+  if (::mkdtemp(pattern.data()) != nullptr) {
+    path_ = pattern;
+  } else {
+    error_ = "cannot create a temporary directory in " + base + ": " + std::strerror(errno);
+  }
+}
+
+TempDir::~TempDir() {
+  if (path_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 void jit_message(const std::string& text) {

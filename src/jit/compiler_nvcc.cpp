@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,8 +128,14 @@ class NvccCompiler final : public Compiler {
   std::string signature() const override { return signature_; }
   std::vector<std::string> flags() const override { return flags_; }
 
-  CompiledKernel compile(const KernelSource& source, const std::string& scratch_dir) const override {
+  CompiledKernel compile(const KernelSource& source, const std::string& given_scratch_dir) const override {
     const auto start = std::chrono::steady_clock::now();
+    std::optional<TempDir> own_scratch;
+    if (given_scratch_dir.empty()) {
+      own_scratch.emplace("", "hopgemm-nvcc-");
+      if (!own_scratch->ok()) throw Error(ErrorKind::kJit, source.family + ": " + own_scratch->error());
+    }
+    const std::string& scratch_dir = own_scratch ? own_scratch->path() : given_scratch_dir;
     {
       std::ofstream file(scratch_dir + "/kernel.cu", std::ios::binary | std::ios::trunc);
       file << source.code;

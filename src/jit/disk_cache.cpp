@@ -104,33 +104,6 @@ void fsync_dir(const std::string& path) {
   ::close(fd);
 }
 
-// A private directory `<parent>/<prefix>XXXXXX`, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir(const std::string& parent, const std::string& prefix) {
-    std::string pattern = parent + "/" + prefix + "XXXXXX";
-    if (::mkdtemp(pattern.data()) != nullptr) {
-      path_ = pattern;
-    } else {
-      error_ = "cannot create a temporary directory in " + parent + ": " + errno_text(errno);
-    }
-  }
-  ~TempDir() {
-    if (path_.empty()) return;
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  bool ok() const { return !path_.empty(); }
-  const std::string& path() const { return path_; }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string path_;
-  std::string error_;
-};
-
 // An exclusive advisory lock on a lock file, held for the object's lifetime. flock() locks belong to the
 // open file description, so two threads of one process exclude each other as two processes do.
 class FileLock {
@@ -309,10 +282,7 @@ void warn_unwritable(const std::string& root, const std::string& reason) {
 }
 
 CompiledKernel compile_in_private_dir(const KernelSource& source, const Compiler& compiler) {
-  std::error_code ec;
-  fs::path parent = fs::temp_directory_path(ec);
-  if (ec) parent = "/tmp";
-  TempDir scratch(parent.string(), "hopgemm-jit-");
+  TempDir scratch("", "hopgemm-jit-");
   if (!scratch.ok()) throw Error(ErrorKind::kJit, source.family + ": " + scratch.error());
   return compiler.compile(source, scratch.path());
 }

@@ -281,53 +281,77 @@ TEST_F(DiskCache, CompileErrorsPropagateAndLeaveNothing) {
   EXPECT_EQ(count_children(fs::path(root()) / "tmp"), 0u);
 }
 
-// Runs two compiles against the cache root `dir` and expects both to succeed in memory with exactly one
-// warning naming the directory.
-void expect_memory_fallback(const std::string& dir, const KernelSource& source) {
+// Runs two compiles against the cache root `dir`: both must succeed in memory with exactly one warning
+// naming the directory. Returns what went wrong, "" if nothing (usable in a forked child too).
+std::string check_memory_fallback(const std::string& dir, const KernelSource& source) {
   hopgemm::set_cache_dir(dir);
   testing::internal::CaptureStderr();
   CacheResult first, second;
-  std::string error;
+  std::string problem;
   try {
     first = get_or_compile(source, nvrtc());
     second = get_or_compile(source, nvrtc());
   } catch (const std::exception& e) {
-    error = e.what();
+    problem = std::string("threw: ") + e.what();
   }
   const std::string err = testing::internal::GetCapturedStderr();
-  ASSERT_EQ(error, "");
-  EXPECT_TRUE(first.compiled);
-  EXPECT_TRUE(first.entry_dir.empty());
-  EXPECT_FALSE(first.kernel.cubin.empty());
-  EXPECT_NE(first.kernel.entry.find("tiny_kernel"), std::string::npos);
-  EXPECT_TRUE(second.compiled) << "nothing is cached on disk";
-  EXPECT_EQ(second.kernel.cubin, first.kernel.cubin);
   size_t warnings = 0;
   for (size_t at = err.find("warning"); at != std::string::npos; at = err.find("warning", at + 1)) ++warnings;
-  EXPECT_EQ(warnings, 1u) << err;
-  EXPECT_NE(err.find(dir), std::string::npos) << err;
+  if (!problem.empty()) return problem;
+  if (!first.compiled || !second.compiled) return "not compiled in memory (cached on disk?)";
+  if (!first.entry_dir.empty()) return "an entry directory was reported: " + first.entry_dir;
+  if (first.kernel.cubin.empty() || first.kernel.entry.find("tiny_kernel") == std::string::npos) return "bad kernel";
+  if (second.kernel.cubin != first.kernel.cubin) return "the two compiles differ";
+  if (warnings != 1) return "expected one warning, stderr was:\n" + err;
+  if (err.find(dir) == std::string::npos) return "the warning does not name " + dir + ":\n" + err;
+  return "";
 }
 
 TEST_F(DiskCache, CacheUnderAPlainFileFallsBackToMemory) {
   const std::string file = root() + "/plain-file";
   spit(file, "x");
-  expect_memory_fallback(file + "/cache", tiny_kernel_source(5));
+  EXPECT_EQ(check_memory_fallback(file + "/cache", tiny_kernel_source(5)), "");
 }
 
 TEST_F(DiskCache, ReadOnlyCacheDirFallsBackToMemory) {
   const std::string dir = root() + "/read-only";
   fs::create_directories(dir);
   ASSERT_EQ(::chmod(dir.c_str(), 0555), 0);
-  // root (CAP_DAC_OVERRIDE) writes through mode bits: then this sub-case cannot be staged this way.
   const std::string probe = dir + "/probe";
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT, 0644);
-  if (fd >= 0) {
-    ::close(fd);
-    ::unlink(probe.c_str());
-    GTEST_SKIP() << "running with permission to write into a 0555 directory (uid " << ::geteuid()
-                 << "); the unwritable-cache fallback is covered by CacheUnderAPlainFileFallsBackToMemory";
+  if (fd < 0) {
+    EXPECT_EQ(check_memory_fallback(dir, tiny_kernel_source(6)), "");
+    return;
   }
-  expect_memory_fallback(dir, tiny_kernel_source(6));
+  ::close(fd);
+  ::unlink(probe.c_str());
+  // root writes through mode bits (CAP_DAC_OVERRIDE): run the case in a child that drops to nobody.
+  if (::geteuid() != 0) GTEST_SKIP() << "a 0555 directory is writable here, and we are not root to drop privileges";
+  ASSERT_EQ(::chmod(root().c_str(), 0755), 0);  // let nobody reach the directory
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    std::string problem;
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) {
+      problem = "cannot drop to uid 65534";
+    } else {
+      problem = check_memory_fallback(dir, tiny_kernel_source(6));
+    }
+    [[maybe_unused]] ssize_t n = ::write(pipe_fds[1], problem.data(), problem.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string problem;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) problem.append(buffer, static_cast<size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(problem, "") << "(checked as uid 65534 in a child process)";
 }
 
 TEST_F(DiskCache, ListAndClear) {
