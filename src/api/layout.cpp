@@ -71,7 +71,9 @@ void launch_plain(const char* op, const TensorView& sf, const TensorView& out, i
   check_mn_major_out(v, out);
   v.no_overlap(out, "out", sf, "sf");
   if (groups > kMaxGridYZ) v.fail("sf", "has " + std::to_string(groups) + " groups; at most 65535 are supported");
-  if (mn > INT32_MAX || sf_k > INT32_MAX) v.fail("sf", "is too large: shape " + api::shape_string(sf));
+  if (mn > INT32_MAX || ceil_div64(sf_k, kSfLayoutTile) > kMaxGridYZ) {
+    v.fail("sf", "is too large: shape " + api::shape_string(sf));
+  }
   if (groups == 0 || mn == 0 || sf_k == 0) return;
 
   const SfLayoutConfig config{.pack_ue8m0 = pack, .max_groups = 0};
@@ -93,7 +95,6 @@ void launch_plain(const char* op, const TensorView& sf, const TensorView& out, i
   geometry.grid_y = static_cast<unsigned>(ceil_div64(sf_k, kSfLayoutTile));
   geometry.grid_z = static_cast<unsigned>(groups);
   geometry.block_x = kSfLayoutThreads;
-  if (geometry.grid_y > kMaxGridYZ) v.fail("sf", "has too many scale columns: " + std::to_string(sf_k));
   jit::launch(kernel, geometry, &params, stream);
 }
 
