@@ -14,6 +14,10 @@ from ._C import (  # noqa: E402
     DeviceInfo,
     PrecompileReport,
     device_info,
+    fp8_gemm_nn,
+    fp8_gemm_nt,
+    fp8_gemm_tn,
+    fp8_gemm_tt,
     get_cache_dir,
     get_jit_policy,
     get_num_sms,
@@ -35,10 +39,14 @@ from ._layout import (  # noqa: E402
     get_mk_alignment_for_contiguous_layout,
     get_mn_major_tma_aligned_packed_ue8m0_tensor,
     get_mn_major_tma_aligned_tensor,
+    get_theoretical_mk_alignment_for_contiguous_layout,
     get_tma_aligned_size,
     transform_sf_into_required_layout,
 )
 from . import testing, utils  # noqa: E402
+
+# deep_gemm HEAD's canonical names; the fp8_gemm_* names above are the older ones it keeps as aliases.
+fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt = fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt
 from .utils import *  # noqa: E402,F401,F403 (deep_gemm re-exports its utils at the top level)
 
 try:

@@ -14,6 +14,7 @@ __all__ = [
     "get_mk_alignment_for_contiguous_layout",
     "get_m_alignment_for_contiguous_layout",
     "get_k_alignment_for_contiguous_layout",
+    "get_theoretical_mk_alignment_for_contiguous_layout",
     "get_mn_major_tma_aligned_tensor",
     "get_mn_major_tma_aligned_packed_ue8m0_tensor",
     "get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor",
@@ -23,6 +24,12 @@ __all__ = [
 
 def _ceil_div(x, y):
     return (x + y - 1) // y
+
+
+def get_theoretical_mk_alignment_for_contiguous_layout(expected_m=None):
+    """deep_gemm's M-grouped contiguous alignment for an expected group size; on SM90 it is always
+    get_mk_alignment_for_contiguous_layout() (the kernels' BLOCK_M)."""
+    return get_mk_alignment_for_contiguous_layout()
 
 
 def get_mn_major_tma_aligned_tensor(sf):

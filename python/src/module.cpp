@@ -138,4 +138,5 @@ NB_MODULE(_C, m) {
   hopgemm::python::bind_runtime(m);
   hopgemm::python::bind_layout(m);
   hopgemm::python::bind_quantize(m);
+  hopgemm::python::bind_gemm(m);
 }

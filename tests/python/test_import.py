@@ -10,10 +10,13 @@ DEEP_GEMM_NAMES = [
     "set_num_sms", "get_num_sms", "set_tc_util", "get_tc_util", "set_pdl", "get_pdl",
     "get_tma_aligned_size", "get_mk_alignment_for_contiguous_layout",
     "get_m_alignment_for_contiguous_layout", "get_k_alignment_for_contiguous_layout",
+    "get_theoretical_mk_alignment_for_contiguous_layout",
     "get_mn_major_tma_aligned_tensor", "get_mn_major_tma_aligned_packed_ue8m0_tensor",
     "get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor", "transform_sf_into_required_layout",
     "ceil_div", "align", "ceil_to_ue8m0", "per_token_cast_to_fp8", "per_block_cast_to_fp8",
     "per_channel_cast_to_fp8",
+    "fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt",
+    "fp8_fp4_gemm_nt", "fp8_fp4_gemm_nn", "fp8_fp4_gemm_tn", "fp8_fp4_gemm_tt",
 ]
 HOPGEMM_NAMES = ["set_jit_policy", "get_jit_policy", "precompile", "precompile_suites", "set_cache_dir",
                  "get_cache_dir", "gpu_available", "device_info"]

@@ -56,6 +56,7 @@ def test_pdl():
 
 def test_alignment_helpers():
     assert hopgemm.get_mk_alignment_for_contiguous_layout() == 128
+    assert hopgemm.get_theoretical_mk_alignment_for_contiguous_layout(4096) == 128
     assert hopgemm.get_tma_aligned_size(5, 4) == 8
     assert hopgemm.get_tma_aligned_size(8, 4) == 8
     assert hopgemm.get_tma_aligned_size(0, 4) == 0

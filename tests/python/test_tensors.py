@@ -75,6 +75,26 @@ def test_host_arrays_rejected_by_ops():
         _C.per_token_cast_to_fp8(x, np.empty(x.shape, np.uint8), sf)
 
 
+def test_gemm_arguments():
+    a = np.zeros((128, 128), dtype=np.uint8)
+    sf = np.ones((128, 1), dtype=np.float32)
+    d = np.zeros((128, 128), dtype=np.float32)
+    with pytest.raises(ValueError, match="argument 'a' is in host memory"):
+        hopgemm.fp8_gemm_nt((a, sf), (a, sf), d)
+    with pytest.raises(TypeError, match="argument 'a' must be a \\(tensor, scale factors\\) pair"):
+        hopgemm.fp8_gemm_nt(a, (a, sf), d)
+    with pytest.raises(TypeError, match="argument 'a' must be a \\(tensor, scale factors\\) pair, got 3"):
+        hopgemm.fp8_gemm_nt((a, sf, sf), (a, sf), d)
+    with pytest.raises(ValueError, match="recipe_a and recipe_b go together"):
+        hopgemm.fp8_gemm_nt((a, sf), (a, sf), d, recipe_a=(1, 128))
+    with pytest.raises(ValueError, match="not both"):
+        hopgemm.fp8_gemm_nt((a, sf), (a, sf), d, recipe=(1, 1, 128), recipe_a=(1, 128), recipe_b=(1, 128))
+    with pytest.raises(NotImplementedError, match="share gran_k"):
+        hopgemm.fp8_gemm_nt((a, sf), (a, sf), d, recipe_a=(1, 128), recipe_b=(128, 32))
+    with pytest.raises(TypeError):
+        hopgemm.fp8_gemm_nt((a, sf), (a, sf), d, recipe=(1, 128))
+
+
 def test_stream_argument():
     assert _C._stream(None) == 0
     assert _C._stream(0) == 0
