@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "hopgemm/error.hpp"
@@ -53,13 +54,14 @@ struct Torch {
 const Torch* torch_api() {
   static Torch* api = nullptr;
   if (api) return api;
-  nb::object torch = nb::steal(PyImport_GetModule(nb::str("torch").ptr()));
+  static PyObject* const name = intern("torch");
+  nb::object torch = nb::steal(PyImport_GetModule(name));
   if (!torch.is_valid()) {
     PyErr_Clear();
     return nullptr;
   }
   try {
-    auto* t = new Torch();
+    auto t = std::make_unique<Torch>();
     nb::object c = torch.attr("_C");
     nb::object base = nb::hasattr(c, "TensorBase") ? c.attr("TensorBase") : c.attr("_TensorBase");
     t->tensor_type = reinterpret_cast<PyTypeObject*>(base.release().ptr());
@@ -68,7 +70,7 @@ const Torch* torch_api() {
     if (nb::hasattr(c, "_cuda_getCurrentRawStream")) {
       t->current_raw_stream = nb::object(c.attr("_cuda_getCurrentRawStream")).release().ptr();
     }
-    api = t;
+    api = t.release();
   } catch (const nb::python_error&) {
     return nullptr;  // torch is half-imported (we are inside its import); try again next call
   }
