@@ -113,8 +113,10 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   v.same_device(a, "a", sfb, "sfb");
 
   if (m > 0 && n > 0) {
-    v.tma_aligned(a, "a");
-    v.tma_aligned(b, "b");
+    if (k > 0) {
+      v.tma_aligned(a, "a");
+      v.tma_aligned(b, "b");
+    }
     v.tma_aligned(d, "d");
     for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}}) v.no_overlap(d, "d", *t, name);
   }
