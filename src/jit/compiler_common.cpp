@@ -161,10 +161,13 @@ void finish_compile(CompiledKernel& kernel, const KernelSource& source, const st
     jit_message(source.family + ": " + compiler + " report:\n" + kernel.log);
   }
   if (!parse_ptxas_report(kernel.log, kernel.entry, kernel.resources)) {
+    const bool no_report = kernel.log.find("ptxas") == std::string::npos;
     throw Error(ErrorKind::kJit, source.family + ": " + compiler +
-                                     " produced no single entry point in its ptxas report (the translation unit "
-                                     "must instantiate exactly one kernel); compiler output:\n" +
-                                     kernel.log);
+                                     (no_report ? " returned no ptxas report (was ptxas skipped by a compiler-side "
+                                                  "cache?)"
+                                                : " produced no single entry point in its ptxas report (the "
+                                                  "translation unit must instantiate exactly one kernel)") +
+                                     "; compiler output:\n" + kernel.log);
   }
   if (kernel.cubin.empty()) {
     throw Error(ErrorKind::kJit, source.family + ": " + compiler + " produced an empty cubin");

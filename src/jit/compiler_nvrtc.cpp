@@ -31,6 +31,11 @@ class NvrtcCompiler final : public Compiler {
     check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion", "NVRTC");
     signature_ = "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
     flags_ = {"--gpu-architecture=" + arch, "-std=c++20", "-default-device", "--ptxas-options=-v", kDiagSuppress};
+    // NVRTC 13 keeps its own cache of outputs in the driver's compute cache (when a driver is present) and,
+    // on a hit, skips ptxas: the cubin then comes without the resource report every entry must carry
+    // (seen on the H100: the second compile of a source in a process returned an empty log). Our disk
+    // cache already avoids recompiles, so NVRTC's is turned off.
+    if (major >= 13) flags_.push_back("--no-cache");
     if (lineinfo) flags_.push_back("-lineinfo");
   }
 

@@ -56,6 +56,14 @@ TEST_F(Compilers, NvrtcAndNvccBuildTheSameKernel) {
               b.compile_seconds, b.resources.registers);
 }
 
+// NVRTC 13's own output cache (in the driver's compute cache, so only where a driver exists) skips ptxas
+// on a repeat and drops the resource report; the compiler must turn it off.
+TEST_F(Compilers, RepeatedNvrtcCompileKeepsThePtxasReport) {
+  const auto nvrtc = make_nvrtc_compiler();
+  const KernelSource source = hopgemm_test::tiny_kernel_source(102);
+  for (int i = 0; i < 3; ++i) expect_good_cubin(nvrtc->compile(source, scratch("repeat")), "NVRTC repeated");
+}
+
 TEST_F(Compilers, LineinfoIsAFlag) {
   const auto plain = make_nvrtc_compiler();
   const auto lines = make_nvrtc_compiler("sm_90a", true);
