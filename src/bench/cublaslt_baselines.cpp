@@ -227,7 +227,10 @@ void CublasLtBaselines::run(Plan& p, const TensorView& a, const TensorView& b, c
       cublasLtMatmul(handle_, p.desc, &alpha, b.data, p.lt_a, a.data, p.lt_b, &beta, d.data, p.lt_d, d.data, p.lt_d,
                      &p.algo, workspace_.get(), workspace_.bytes(), stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
-    throw Error(ErrorKind::kCuda, std::string("cublasLtMatmul (") + name + ", M=" + std::to_string(a.shape[0]) +
+    // NOT_SUPPORTED at launch (the heuristic accepted the problem, the call did not) is still "this baseline cannot
+    // run this shape": kUnsupported, so the bench prints n/a instead of aborting.
+    const ErrorKind kind = status == CUBLAS_STATUS_NOT_SUPPORTED ? ErrorKind::kUnsupported : ErrorKind::kCuda;
+    throw Error(kind, std::string("cublasLtMatmul (") + name + ", M=" + std::to_string(a.shape[0]) +
                                       " N=" + std::to_string(b.shape[0]) + " K=" + std::to_string(a.shape[1]) +
                                       ") failed: " + cublasLtGetStatusName(status));
   }

@@ -62,7 +62,7 @@ class CublasLtBaselines {
   // 16 bytes), sfa/sfb FP32 in cuBLASLt's layouts (see CublasLtBlockScales / to_cublaslt_block_scales), D BF16
   // row-major (row stride a multiple of 8 elements), FP32 accumulation. Throws Error(kInvalidArgument) for bad
   // inputs, Error(kUnsupported) naming the cuBLASLt status when the heuristic has no algorithm (e.g. M = 1),
-  // Error(kCuda) when cublasLtMatmul fails.
+  // Error(kCuda) when cublasLtMatmul fails (kUnsupported where it answers CUBLAS_STATUS_NOT_SUPPORTED).
   void fp8_blockwise(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                      const TensorView& d, cudaStream_t stream);
 

@@ -321,23 +321,56 @@ TEST(CublasltBaselines, Fp8BlockwiseRejectsRowMajorScales) {
   }
 }
 
+// Runs the per-tensor baseline; both scales live in one buffer, scale_b `scale_b_offset` floats after scale_a
+// (4: 16-byte aligned, 1: only 4-byte aligned). nullopt where cuBLASLt reports the shape unsupported.
+std::optional<double> per_tensor_diff(CublasLtBaselines& lt, const Shape& s, uint32_t seed, int scale_b_offset = 4) {
+  const Fp8Matrix a = quantize(random_matrix(s.m, s.k, seed, false), s.m, s.k, s.m, s.k);
+  const Fp8Matrix b = quantize(random_matrix(s.n, s.k, seed + 1, false), s.n, s.k, s.n, s.k);
+  std::vector<float> host_scales(8, 0.0f);
+  host_scales[0] = a.sf[0];
+  host_scales[scale_b_offset] = b.sf[0];
+  DeviceBuffer a_dev = upload(a.q), b_dev = upload(b.q), scales = upload(host_scales);
+  DeviceBuffer d_dev = poisoned_bf16(s.m, s.n);
+  try {
+    lt.fp8_per_tensor(make_tensor(a_dev.get(), DType::kFloat8E4M3, {s.m, s.k}),
+                      make_tensor(b_dev.get(), DType::kFloat8E4M3, {s.n, s.k}),
+                      make_tensor(d_dev.get(), DType::kBFloat16, {s.m, s.n}), scales.as<float>(),
+                      scales.as<float>() + scale_b_offset, nullptr);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kUnsupported) throw;
+    std::printf("  fp8_per_tensor %s (scale_b at +%d floats): unsupported (%s)\n", shape_name(s).c_str(),
+                scale_b_offset, e.what());
+    return std::nullopt;
+  }
+  const std::vector<double> d = download_bf16(d_dev);
+  EXPECT_EQ(count_nonfinite(d), 0u) << shape_name(s);
+  const double diff = calc_diff(d, reference_nt(a.dequant, b.dequant, s.m, s.n, s.k));
+  std::printf("  fp8_per_tensor %s (scale_b at +%d floats): calc_diff %.3e\n", shape_name(s).c_str(),
+              scale_b_offset, diff);
+  return diff;
+}
+
 TEST(CublasltBaselines, Fp8PerTensorMatchesFloat64Reference) {
   SKIP_WITHOUT_SM90();
   CublasLtBaselines lt;
   uint32_t seed = 41;
   for (const Shape& s : kCheckShapes) {
-    const Fp8Matrix a = quantize(random_matrix(s.m, s.k, seed += 2, false), s.m, s.k, s.m, s.k);
-    const Fp8Matrix b = quantize(random_matrix(s.n, s.k, seed + 1, false), s.n, s.k, s.n, s.k);
-    DeviceBuffer a_dev = upload(a.q), b_dev = upload(b.q), sa = upload(a.sf), sb = upload(b.sf);
-    DeviceBuffer d_dev = poisoned_bf16(s.m, s.n);
-    lt.fp8_per_tensor(make_tensor(a_dev.get(), DType::kFloat8E4M3, {s.m, s.k}),
-                      make_tensor(b_dev.get(), DType::kFloat8E4M3, {s.n, s.k}),
-                      make_tensor(d_dev.get(), DType::kBFloat16, {s.m, s.n}), sa.as<float>(), sb.as<float>(), nullptr);
-    const std::vector<double> d = download_bf16(d_dev);
-    EXPECT_EQ(count_nonfinite(d), 0u);
-    const double diff = calc_diff(d, reference_nt(a.dequant, b.dequant, s.m, s.n, s.k));
-    std::printf("  fp8_per_tensor %s: calc_diff %.3e\n", shape_name(s).c_str(), diff);
-    EXPECT_LT(diff, 1e-3) << shape_name(s);
+    const std::optional<double> diff = per_tensor_diff(lt, s, seed += 2);
+    ASSERT_TRUE(diff.has_value()) << shape_name(s) << " must be supported";
+    EXPECT_LT(*diff, 1e-3) << shape_name(s);
+  }
+}
+
+// Decode shapes and scale pointers that are only 4-byte aligned: correct or reported unsupported, never a crash.
+TEST(CublasltBaselines, Fp8PerTensorSmallMAndMisalignedScalesAreCorrectOrUnsupported) {
+  SKIP_WITHOUT_SM90();
+  for (const auto& [s, offset] : {std::pair{Shape{1, 2112, 7168}, 4}, std::pair{Shape{1, 2112, 7168}, 1},
+                                  std::pair{Shape{128, 2112, 7168}, 1}, std::pair{Shape{4, 512, 768}, 4}}) {
+    CublasLtBaselines lt;
+    const std::optional<double> diff = per_tensor_diff(lt, s, 53, offset);
+    if (diff) {
+      EXPECT_LT(*diff, 1e-3) << shape_name(s);
+    }
   }
 }
 
@@ -396,7 +429,7 @@ TEST(CublasltBaselines, PrintsTimesOnAnchorShapes) {
   for (size_t i = 0; i < b8.size(); ++i) b8[i] = fp8_table[rng() & 4095], b16[i] = bf16_table[rng() & 4095];
   DeviceBuffer a8_dev = upload(a8), b8_dev = upload(b8), a16_dev = upload(a16), b16_dev = upload(b16);
   DeviceBuffer d_dev(static_cast<size_t>(max_mn) * 2);
-  DeviceBuffer ones = upload(std::vector<float>(2, 1.0f));
+  DeviceBuffer ones = upload(std::vector<float>(8, 1.0f));  // scale_a at +0, scale_b at +4 (16-byte aligned)
 
   std::printf("  %-18s %12s %12s %12s   (median us, L2 flushed; TFLOPS in brackets)\n", "shape", "fp8 blockwise",
               "fp8 per-tensor", "bf16");
@@ -430,7 +463,7 @@ TEST(CublasltBaselines, PrintsTimesOnAnchorShapes) {
       line += std::string(" ") + cell;
     };
     measure([&](cudaStream_t st) { lt.fp8_blockwise(av, scales.sfa, bv, scales.sfb, dv, st); });
-    measure([&](cudaStream_t st) { lt.fp8_per_tensor(av, bv, dv, ones.as<float>(), ones.as<float>() + 1, st); });
+    measure([&](cudaStream_t st) { lt.fp8_per_tensor(av, bv, dv, ones.as<float>(), ones.as<float>() + 4, st); });
     measure([&](cudaStream_t st) { lt.bf16(a16v, b16v, dv, st); });
     std::printf("  %-18s%s\n", shape_name(s).c_str(), line.c_str());
   }
@@ -443,7 +476,7 @@ TEST(CublasltBaselines, PrintsTimesOnAnchorShapes) {
   TimerOptions warm;
   warm.flush_l2 = false;
   const Timing t = time_call(
-      [&](cudaStream_t st) { lt.fp8_per_tensor(av, bv, dv, ones.as<float>(), ones.as<float>() + 1, st); }, stream,
+      [&](cudaStream_t st) { lt.fp8_per_tensor(av, bv, dv, ones.as<float>(), ones.as<float>() + 4, st); }, stream,
       warm);
   std::printf("  fp8_per_tensor %s warm L2: %.2f us (min %.2f, max %.2f, %s)\n", shape_name(s).c_str(), t.median_us,
               t.min_us, t.max_us, t.graph ? "graph replays" : "events");
