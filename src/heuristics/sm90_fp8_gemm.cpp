@@ -91,6 +91,8 @@ Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
         c.num_stages = max_stages(c);
         // Pipelines shallower than 3 stages cannot keep TMA ahead of the tensor cores.
         if (c.num_stages < 3 || !device::is_valid(c)) continue;
+        // 1D1D promotes with a scale per column: beyond 160 columns its consumers spill (ptxas report).
+        if (p.recipe == device::kRecipe1D1D && block_n > 160) continue;
         // Tiles far larger than the problem waste the tensor cores on zero padding.
         if (block_m > 64 && (block_m / 2) >= p.m) continue;
         if (block_n > 16 && block_n - n_step >= p.n) continue;
