@@ -39,12 +39,16 @@ bool parse_bool(const std::string& name, const std::string& value) {
 }
 
 int parse_int(const std::string& name, const std::string& value) {
+  // std::stol skips leading blanks and stops at trailing garbage; a strict parser accepts neither.
+  const bool starts_well = !value.empty() && !std::isspace(static_cast<unsigned char>(value.front()));
   size_t used = 0;
   long parsed = 0;
-  try {
-    parsed = std::stol(value, &used, 10);
-  } catch (const std::exception&) {
-    used = 0;
+  if (starts_well) {
+    try {
+      parsed = std::stol(value, &used, 10);
+    } catch (const std::exception&) {
+      used = 0;
+    }
   }
   if (used == 0 || used != value.size() || parsed < INT32_MIN || parsed > INT32_MAX) {
     throw Error(ErrorKind::kInvalidArgument, name + "='" + value + "' is not a decimal integer");
