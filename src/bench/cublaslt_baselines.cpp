@@ -264,8 +264,12 @@ void CublasLtBaselines::fp8_blockwise(const TensorView& a, const TensorView& sfa
 void CublasLtBaselines::fp8_per_tensor(const TensorView& a, const TensorView& b, const TensorView& d,
                                        const float* scale_a, const float* scale_b, cudaStream_t stream) {
   const char* name = "fp8_per_tensor";
-  if (scale_a == nullptr || scale_b == nullptr) {
-    throw Error(ErrorKind::kInvalidArgument, "cuBLASLt fp8_per_tensor: scale_a and scale_b must be device pointers");
+  // Measured on H100 / cuBLASLt 13.1: a scale pointer that is only 4-byte aligned makes cublasLtMatmul answer
+  // NOT_SUPPORTED (every shape), so two scales packed as ones[0], ones[1] would turn the baseline into "n/a".
+  const auto aligned = [](const float* p) { return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (!aligned(scale_a) || !aligned(scale_b)) {
+    throw Error(ErrorKind::kInvalidArgument, "cuBLASLt fp8_per_tensor: scale_a and scale_b must be 16-byte aligned "
+                                             "device pointers to one float each (e.g. ones[0] and ones[4], not ones[1])");
   }
   Plan& p = plan(Op::kFp8PerTensor, a, b, d, scale_a, scale_b, name);
   run(p, a, b, d, scale_a, scale_b, stream, name);

@@ -67,7 +67,8 @@ class CublasLtBaselines {
                      const TensorView& d, cudaStream_t stream);
 
   // D[M, N] (BF16) = scale_a * scale_b * A[M, K] . B[N, K]^T, A and B FP8 E4M3 K-major, scale_a/scale_b device
-  // pointers to one FP32 each, FP32 accumulation with fast accumulation OFF. Errors as fp8_blockwise.
+  // pointers to one FP32 each, each 16-byte aligned (cuBLASLt rejects 4-byte-aligned ones at launch), FP32
+  // accumulation with fast accumulation OFF. Errors as fp8_blockwise.
   void fp8_per_tensor(const TensorView& a, const TensorView& b, const TensorView& d, const float* scale_a,
                       const float* scale_b, cudaStream_t stream);
 
