@@ -6,4 +6,4 @@ source "$(dirname "$0")/setup_env.sh"
 cd "$HOPGEMM_ROOT"
 cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD_DIR" -j"$JOBS"
-python -m pip install -q --no-build-isolation --no-deps -C build-dir="$BUILD_DIR/python" .
+"$PYTHON" -m pip install -q --no-build-isolation --no-deps -C build-dir="$BUILD_DIR/python" .

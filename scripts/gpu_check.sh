@@ -18,11 +18,11 @@ status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 > "$OUTDIR/ctest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|RESULT|Failed|\*\*\*" "$OUTDIR/ctest.log" | tail -30
-  (cd /tmp && python -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
+  (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  (cd /tmp && python "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1
+  (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1
   tail -15 "$OUTDIR/bench_quantize.log"
 fi
 exit $status

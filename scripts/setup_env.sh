@@ -6,19 +6,26 @@ HOPGEMM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # wrapper crashes when loaded next to torch.
 if [ -x /usr/bin/g++ ] && [ -x /usr/bin/gcc ]; then export CXX=/usr/bin/g++ CC=/usr/bin/gcc; fi
 if [ -z "${CUDACXX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
-VENV="${HOPGEMM_VENV:-$HOPGEMM_ROOT/.venv}"
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv --system-site-packages "$VENV"
+# An already active virtual environment that has the build packages (as on the GPU machine, offline) is
+# used as it is; otherwise a venv that also sees the system packages.
+if python3 -c "import sys, nanobind, scikit_build_core, numpy, pytest; sys.exit(sys.prefix == sys.base_prefix)" 2>/dev/null; then
+  PYTHON="$(command -v python3)"
+else
+  VENV="${HOPGEMM_VENV:-$HOPGEMM_ROOT/.venv}"
+  if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv --system-site-packages "$VENV"
+  fi
+  # shellcheck disable=SC1091
+  source "$VENV/bin/activate"
+  PYTHON="$VENV/bin/python"
 fi
-# shellcheck disable=SC1091
-source "$VENV/bin/activate"
 missing=()
 for pkg in nanobind:nanobind scikit_build_core:scikit-build-core numpy:numpy pytest:pytest ml_dtypes:ml_dtypes; do
-  python -c "import ${pkg%%:*}" 2>/dev/null || missing+=("${pkg##*:}")
+  "$PYTHON" -c "import ${pkg%%:*}" 2>/dev/null || missing+=("${pkg##*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}"
-  python -m pip install -q "${missing[@]}"
+  "$PYTHON" -m pip install -q "${missing[@]}"
 fi
 GENERATOR=()
 if command -v ninja >/dev/null; then GENERATOR=(-G Ninja); fi

@@ -8,5 +8,5 @@ cd "$HOPGEMM_ROOT"
 status=0
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS" || status=$?
 # Run from outside the source tree so `import hopgemm` is the installed package.
-(cd /tmp && python -m pytest -q -rs "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu") || status=$?
+(cd /tmp && "$PYTHON" -m pytest -q -rs "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu") || status=$?
 exit $status
