@@ -146,12 +146,14 @@ static CUfunction get_kernel(const Sm90Fp8GemmConfig& c) {
   const std::string src = "#include <hopgemm/device/kernels/sm90_fp8_gemm.cuh>\ntemplate __global__ void " + name +
                           "(const __grid_constant__ hopgemm::device::Sm90Fp8GemmParams);\n";
   const std::string inc = "-I" + g_include_dir;
-  const char* opts[] = {"--gpu-architecture=sm_90a", "-std=c++20", "-default-device", inc.c_str(), "-Xptxas=-v"};
+  const char* extra = std::getenv("HARNESS_NVRTC_OPT");  // experiments, e.g. -DNAME
+  const char* opts[] = {"--gpu-architecture=sm_90a", "-std=c++20", "-default-device", inc.c_str(), "-Xptxas=-v",
+                        extra ? extra : "-DHARNESS"};
   nvrtcProgram prog;
   NVRTC_CHECK(nvrtcCreateProgram(&prog, src.c_str(), "kernel.cu", 0, nullptr, nullptr));
   NVRTC_CHECK(nvrtcAddNameExpression(prog, ("&" + name).c_str()));
   const auto t0 = std::chrono::steady_clock::now();
-  const nvrtcResult r = nvrtcCompileProgram(prog, 5, opts);
+  const nvrtcResult r = nvrtcCompileProgram(prog, 6, opts);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   size_t log_size;
   NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &log_size));
@@ -198,7 +200,10 @@ static constexpr size_t kFlushBytes = 256ull << 20;
 
 // Clusters of 2 may not all be co-resident (GPCs), and a persistent grid larger than what fits runs
 // in two waves: shrink num_sms to twice the number of clusters that fit.
+static int g_num_sms_override = 0;  // "sms=N" on the command line: grid-size experiments
+
 static Sm90Fp8GemmConfig fit_grid(Sm90Fp8GemmConfig c) {
+  if (g_num_sms_override) c.num_sms = g_num_sms_override;
   if (hd::cluster_size(c) == 1) return c;
   CUlaunchConfig cfg{};
   cfg.gridDimX = c.num_sms;
@@ -494,8 +499,10 @@ static void report(const char* cfg, const Problem& p, const Result& r, bool chec
     const Problem p_{__VA_ARGS__};                       \
     report(#cfg, p_, run(cfg, p_, true, false, ++seed), true, false); \
   } while (0)
+static const char* g_only = nullptr;  // "only=NAME": run only the perf cases of that config
 #define PERF_CASE(cfg, ...)                              \
   do {                                                   \
+    if (g_only && std::strcmp(g_only, #cfg) != 0) break; \
     const Problem p_{__VA_ARGS__};                       \
     report(#cfg, p_, run(cfg, p_, false, true, ++seed), false, true); \
   } while (0)
@@ -506,6 +513,8 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     do_check |= std::strcmp(argv[i], "check") == 0;
     do_perf |= std::strcmp(argv[i], "perf") == 0;
+    if (std::strncmp(argv[i], "only=", 5) == 0) g_only = argv[i] + 5;
+    if (std::strncmp(argv[i], "sms=", 4) == 0) g_num_sms_override = std::atoi(argv[i] + 4);
   }
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
