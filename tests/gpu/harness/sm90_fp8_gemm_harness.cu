@@ -469,7 +469,8 @@ static Result run(const Sm90Fp8GemmConfig& C_in, const Problem& p, bool check, b
 // ---- configurations under test ---------------------------------------------------------------------
 constexpr Sm90Fp8GemmConfig kC128x128{.block_m = 128, .block_n = 128, .num_stages = 5};
 constexpr Sm90Fp8GemmConfig kC128x128A2{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_n = 2};
-constexpr Sm90Fp8GemmConfig kC256x128{.block_m = 256, .block_n = 128, .num_stages = 3};
+constexpr Sm90Fp8GemmConfig kC128x128B2{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_m = 2};
+constexpr Sm90Fp8GemmConfig kC128x112B2{.block_m = 128, .block_n = 112, .num_stages = 5, .cluster_m = 2};
 constexpr Sm90Fp8GemmConfig kC256x128A2{.block_m = 256, .block_n = 128, .num_stages = 3, .cluster_n = 2};
 constexpr Sm90Fp8GemmConfig kC128x192B2{.block_m = 128, .block_n = 192, .num_stages = 4, .cluster_m = 2};
 constexpr Sm90Fp8GemmConfig kC128x160RowSfa{.block_m = 128, .block_n = 160, .num_stages = 4, .cluster_m = 2, .sfa_k_major = 1};
@@ -545,14 +546,17 @@ int main(int argc, char** argv) {
     std::printf("== performance (median of 30, L2 flushed) ==\n");
     PERF_CASE(kC128x128, 4096, 7168, 16384);
     PERF_CASE(kC128x128A2, 4096, 7168, 16384);
-    PERF_CASE(kC256x128, 4096, 7168, 16384);
+    PERF_CASE(kC128x128B2, 4096, 7168, 16384);
     PERF_CASE(kC256x128A2, 4096, 7168, 16384);
     PERF_CASE(kC128x128A2, 8192, 8192, 8192);
+    PERF_CASE(kC128x128B2, 8192, 8192, 8192);
     PERF_CASE(kC256x128A2, 8192, 8192, 8192);
     PERF_CASE(kC128x192B2, 4096, 2112, 7168);
+    PERF_CASE(kC128x112B2, 4096, 2112, 7168);
     PERF_CASE(kC128x128A2, 4096, 2112, 7168);
     PERF_CASE(kC256x128A2, 4096, 24576, 1536);
     PERF_CASE(kC128x128A2, 4096, 24576, 1536);
+    PERF_CASE(kC128x128B2, 4096, 24576, 1536);
     PERF_CASE(kC64x112B2, 128, 7168, 16384);
     PERF_CASE(kC64x16A2, 64, 2112, 7168);
     PERF_CASE(kC1D1DAcc, 4096, 7168, 4096);

@@ -161,46 +161,107 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     // ---- consumer loop: math warpgroup wg owns rows [wg * kWgRows, (wg + 1) * kWgRows) ---------
     const u32 wg = threadIdx.x / 128, warp_in_wg = warp % 4;
     float fin[kWaves][kBlockN / 2];  // promoted accumulators, wgmma layout per wave
-    float acc[kBlockN / 2];          // tensor-core partial sums of one 128-K block
+
+    // One wave's 128-K block: 4 x m64nNk32 into a, one commit group.
+    auto issue_mma = [&](float (&a)[kBlockN / 2], u32 s, int w) {
+      const u64 desc_a = mma::make_kmajor_sw128_desc(smem_a + s * kSmem.a_stage + (wg * kWgRows + w * 64) * 128);
+      const u64 desc_b = mma::make_kmajor_sw128_desc(smem_b + s * kSmem.b_stage);
+      ptx::wgmma_fence_operand(a);
+      ptx::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBlockK / 32; ++kk)
+        ptx::WgmmaE4m3<kBlockN>::mma(a, mma::advance_desc_bytes(desc_a, kk * 32), mma::advance_desc_bytes(desc_b, kk * 32),
+                                     kk > 0);
+      ptx::wgmma_commit_group();
+    };
+    // This thread's A scales (rows lane/4 and +8 of its warp's 16) and the tile's B block scales.
+    struct Scales {
+      float sa0, sa1, sb0, sb1;
+    };
+    auto load_scales = [&](u32 s, int w) {
+      const float* sfa_s = sfa + s * kSmem.sfa_stage / 4 + wg * kWgRows + w * 64 + warp_in_wg * 16 + lane / 4;
+      const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
+      return k1D1D ? Scales{sfa_s[0], sfa_s[8], 0.0f, 0.0f} : Scales{sfa_s[0], sfa_s[8], sfb_s[0], sfb_s[1]};
+    };
+    auto promote = [&](float (&f)[kBlockN / 2], const float (&a)[kBlockN / 2], const Scales& sc, u32 s) {
+      if constexpr (k1D1D) {
+        mma::promote_1d1d<kBlockN>(f, a, sc.sa0, sc.sa1, sfb + s * kSmem.sfb_stage / 4, lane);
+      } else {
+        mma::dispatch_former_groups<kBlockN>(static_cast<u32>(n_block * kBlockN) % 128, [&]<int kFormer>() {
+          mma::promote_1d2d<kBlockN, kFormer>(f, a, sc.sa0, sc.sa1, sc.sb0, sc.sb1);
+        });
+      }
+    };
+    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both).
+    auto release = [&](u32 s) {
+      if constexpr (kClusterSize > 1) {
+        if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
+      } else {
+        if (lane == 0) ptx::mbarrier_arrive(&empty[s]);
+      }
+    };
+
+    // With one wave and block_n <= 128 two accumulator sets fit: block kb+1's wgmmas run on the
+    // tensor cores while block kb is promoted on the CUDA cores (DeepGEMM waits for every block).
+    constexpr bool kOverlap = kWaves == 1 && kBlockN <= 128;
+    float acc[kOverlap ? 2 : 1][kBlockN / 2];  // tensor-core partial sums of one 128-K block
     while (sched.next(m_block, n_block)) {
 #pragma unroll
       for (int w = 0; w < kWaves; ++w)
 #pragma unroll
         for (int i = 0; i < kBlockN / 2; ++i) fin[w][i] = 0.0f;
 
-      for (i32 kb = 0; kb < num_k_blocks; ++kb, ring.advance()) {
-        const u32 s = ring.stage;
-        ptx::mbarrier_wait(&full[s], ring.phase);
-        const float* sfa_s = sfa + s * kSmem.sfa_stage / 4 + wg * kWgRows + warp_in_wg * 16 + lane / 4;
-        const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
-        const u64 desc_b = mma::make_kmajor_sw128_desc(smem_b + s * kSmem.b_stage);
-#pragma unroll
-        for (int w = 0; w < kWaves; ++w) {
-          const float sa0 = sfa_s[w * 64], sa1 = sfa_s[w * 64 + 8];
-          const u64 desc_a = mma::make_kmajor_sw128_desc(smem_a + s * kSmem.a_stage + (wg * kWgRows + w * 64) * 128);
-          ptx::wgmma_fence_operand(acc);
-          ptx::wgmma_fence();
-#pragma unroll
-          for (int kk = 0; kk < kBlockK / 32; ++kk)
-            ptx::WgmmaE4m3<kBlockN>::mma(acc, mma::advance_desc_bytes(desc_a, kk * 32),
-                                         mma::advance_desc_bytes(desc_b, kk * 32), kk > 0);
-          ptx::wgmma_commit_group();
-          ptx::wgmma_wait_group<0>();
-          ptx::wgmma_fence_operand(acc);
-          if constexpr (k1D1D) {
-            mma::promote_1d1d<kBlockN>(fin[w], acc, sa0, sa1, sfb_s, lane);
+      if constexpr (kOverlap) {
+        Scales sc[2];
+        ptx::mbarrier_wait(&full[ring.stage], ring.phase);
+        sc[0] = load_scales(ring.stage, 0);
+        issue_mma(acc[0], ring.stage, 0);
+        // Block kb lives in acc[kBuf]. step: issue block kb+1 into the other buffer, wait until only
+        // it is in flight, promote kb. finish: last block, drain and promote. Unrolled by two so the
+        // buffer index is static, and every path issues/waits the same way (else ptxas serialises).
+        auto consume = [&]<int kBuf>(bool last) {
+          pipeline::StageRing<kStages> next = ring;
+          next.advance();
+          if (last) {
+            ptx::wgmma_wait_group<0>();
           } else {
-            const float sb0 = sfb_s[0], sb1 = sfb_s[1];
-            mma::dispatch_former_groups<kBlockN>(static_cast<u32>(n_block * kBlockN) % 128, [&]<int kFormer>() {
-              mma::promote_1d2d<kBlockN, kFormer>(fin[w], acc, sa0, sa1, sb0, sb1);
-            });
+            ptx::mbarrier_wait(&full[next.stage], next.phase);
+            sc[kBuf ^ 1] = load_scales(next.stage, 0);
+            issue_mma(acc[kBuf ^ 1], next.stage, 0);
+            ptx::wgmma_wait_group<1>();
           }
+          ptx::wgmma_fence_operand(acc[kBuf]);
+          if constexpr (!k1D1D) release(ring.stage);  // 1D1D promotion still reads the stage's sfb
+          promote(fin[0], acc[kBuf], sc[kBuf], ring.stage);
+          if constexpr (k1D1D) release(ring.stage);
+          ring = next;
+        };
+        for (i32 kb = 0;; kb += 2) {
+          if (kb + 1 >= num_k_blocks) {
+            consume.template operator()<0>(true);
+            break;
+          }
+          consume.template operator()<0>(false);
+          if (kb + 2 >= num_k_blocks) {
+            consume.template operator()<1>(true);
+            break;
+          }
+          consume.template operator()<1>(false);
         }
-        // Release the stage (scales were read above): one arrival per warp to every CTA of the cluster.
-        if constexpr (kClusterSize > 1) {
-          if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
-        } else {
-          if (lane == 0) ptx::mbarrier_arrive(&empty[s]);
+      } else {
+        for (i32 kb = 0; kb < num_k_blocks; ++kb, ring.advance()) {
+          const u32 s = ring.stage;
+          ptx::mbarrier_wait(&full[s], ring.phase);
+#pragma unroll
+          for (int w = 0; w < kWaves; ++w) {
+            const Scales sc = load_scales(s, w);
+            issue_mma(acc[0], s, w);
+            ptx::wgmma_wait_group<0>();
+            ptx::wgmma_fence_operand(acc[0]);
+            if (!k1D1D && w == kWaves - 1) release(s);  // before the last promotion: refill starts sooner
+            promote(fin[w], acc[0], sc, s);
+          }
+          if constexpr (k1D1D) release(s);
         }
       }
 
