@@ -24,5 +24,8 @@ fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1
   tail -15 "$OUTDIR/bench_quantize.log"
+  "$BUILD_DIR/hopgemm" bench --suite deepseek-v3 --plot > "$OUTDIR/bench_gemm.log" 2>&1 || status=1
+  tail -50 "$OUTDIR/bench_gemm.log"
+  cp bench/results/*.json bench/results/*.png "$OUTDIR/" 2>/dev/null
 fi
 exit $status

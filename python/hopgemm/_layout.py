@@ -118,5 +118,5 @@ def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa
             return sf
         raise ValueError(f"{op}: 128x128 block scale factors must be contiguous, K-major or MN-major; got shape "
                          f"{list(shape)} with strides {list(strides)}")
-    raise NotImplementedError(f"{op}: no SM90 scale-factor layout for granularity ({gran_mn}, {gran_k}); "
+    raise NotImplementedError(f"{op}: unknown SF transformation for granularity ({gran_mn}, {gran_k}) on SM90; "
                               f"supported: (1, 128) and (128, 128)")

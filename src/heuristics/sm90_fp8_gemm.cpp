@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <string>
 
 namespace hopgemm::heuristics {
@@ -91,6 +92,9 @@ Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
         c.num_stages = max_stages(c);
         // Pipelines shallower than 3 stages cannot keep TMA ahead of the tensor cores.
         if (c.num_stages < 3 || !device::is_valid(c)) continue;
+        // 1D2D reads at most two 128-column B-scale blocks per tile: the tile starting at the worst offset
+        // (128 - gcd(block_n, 128)) must end within the second block.
+        if (p.recipe == device::kRecipe1D2D && block_n - std::gcd(block_n, 128) > 128) continue;
         // 1D1D promotes with a scale per column: beyond 160 columns its consumers spill (ptxas report).
         if (p.recipe == device::kRecipe1D1D && block_n > 160) continue;
         // Tiles far larger than the problem waste the tensor cores on zero padding.

@@ -2,6 +2,8 @@
 // deterministic, and they follow the shape of the problem (small M -> 64-row tiles, large -> big tiles).
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include "api/suites.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 
@@ -39,6 +41,9 @@ TEST(Heuristics, EverySuiteProblemGetsAValidConfig) {
       EXPECT_GE(choice.config.num_stages, 3);
       EXPECT_EQ(choice.config.recipe, p.recipe);
       EXPECT_EQ(choice.config.out_dtype, p.out_dtype);
+      if (p.recipe == device::kRecipe1D2D) {  // a tile may touch at most two 128-column B-scale blocks
+        EXPECT_LE(choice.config.block_n - std::gcd(choice.config.block_n, 128), 128);
+      }
     }
   }
 }

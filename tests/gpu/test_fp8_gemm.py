@@ -206,6 +206,7 @@ def test_bad_inputs_raise_and_write_nothing():
     m, n, k = 128, 256, 512
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=41)
     d = poisoned(m, n, torch.bfloat16)
+    misaligned_a = torch.empty(m * k + 16, device="cuda", dtype=torch.float8_e4m3fn)[8 : 8 + m * k].view(m, k)
     cases = {
         "a": lambda: hopgemm.fp8_gemm_nt((a8.to(torch.bfloat16), sfa), (b8, sfb), d),  # dtype
         "b": lambda: hopgemm.fp8_gemm_nt((a8, sfa), (b8[:, :256], sfb), d),  # shape
@@ -213,7 +214,7 @@ def test_bad_inputs_raise_and_write_nothing():
         "sfb": lambda: hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb[:1]), d),  # scale shape
         "d": lambda: hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d[:, :255]),  # N not a multiple of 8
         "a ": lambda: hopgemm.fp8_gemm_nt((a8.T.contiguous().T, sfa), (b8, sfb), d),  # MN-major FP8 operand
-        "a  ": lambda: hopgemm.fp8_gemm_nt((a8.view(-1)[8 : 8 + m * k].view(m, k), sfa), (b8, sfb), d),  # alignment
+        "a  ": lambda: hopgemm.fp8_gemm_nt((misaligned_a, sfa), (b8, sfb), d),  # alignment
         "d ": lambda: hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d.cpu()),  # host memory
     }
     for arg, call in cases.items():

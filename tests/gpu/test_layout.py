@@ -175,7 +175,7 @@ def test_transform_per_token_sfa(mn, g):
     again = hopgemm.transform_sf_into_required_layout(out, mn, k, (1, 128, 128), g, True)
     assert again.data_ptr() == out.data_ptr()
     # 2-tuple recipe (gran_mn, gran_k), and the 1D1D SFB (1, 1, 128) with is_sfa=False.
-    assert_same(hopgemm.transform_sf_into_required_layout(sf, mn, k, (1, 128)), ref_mn_major(sf))
+    assert_same(hopgemm.transform_sf_into_required_layout(sf, mn, k, (1, 128), g), ref_mn_major(sf))
     assert_same(hopgemm.transform_sf_into_required_layout(sf, mn, k, (1, 1, 128), g, False), ref_mn_major(sf))
 
 
