@@ -10,7 +10,7 @@ export HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
 OUTDIR="${OUT:-/tmp/hopgemm-out}"; mkdir -p "$OUTDIR"
 export HOPGEMM_BENCH_OUT="$OUTDIR/results.jsonl"
 source scripts/setup_env.sh
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv | tee "$OUTDIR/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
 t0=$(date +%s)
 scripts/build.sh > "$OUTDIR/build.log" 2>&1 || { tail -50 "$OUTDIR/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
@@ -20,6 +20,8 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   grep -E "tests passed|tests failed|RESULT|Failed|\*\*\*" "$OUTDIR/ctest.log" | tail -30
   (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
+  (cd /tmp && "$PYTHON" -m pytest -q -s "$HOPGEMM_ROOT/tests/python/test_gpu.py" -k overhead) 2>&1 | grep "us/call"
+  grep RESULT "$OUTDIR/ctest.log" | sed 's/.*RESULT //' >> "$OUTDIR/results.jsonl"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1

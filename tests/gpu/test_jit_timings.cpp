@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <string>
 
+#include "api/gemm_sources.hpp"
 #include "api/suite_sources.hpp"
+#include "api/suites.hpp"
+#include "hopgemm/gemm.hpp"
 #include "gpu_test_util.hpp"
 #include "hopgemm/jit.hpp"
 #include "hopgemm/quantize.hpp"
@@ -40,7 +43,12 @@ class ScopedCacheDir {
 
 void time_cold_compiles(const jit::Compiler& compiler, const char* label) {
   ScopedCacheDir cache(std::string("hopgemm-cold-") + label);
-  for (const auto& source : api::quantize_suite_sources()) {
+  std::vector<jit::KernelSource> sources = api::quantize_suite_sources();
+  // Two FP8 GEMM kernels of the suite: a small-M and a large-M configuration.
+  const auto gemms = api::gemm_suite_sources(api::suite_gemms("deepseek-v3"), 132);
+  sources.push_back(gemms.front());
+  sources.push_back(gemms.back());
+  for (const auto& source : sources) {
     const auto start = Clock::now();
     const jit::CacheResult result = jit::get_or_compile(source, compiler);
     const double total = seconds_since(start);
@@ -79,6 +87,38 @@ TEST(JitTimings, WarmHostCostPerCall) {
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   cudaStreamDestroy(stream);
   testing::record_result("{\"metric\": \"host_cost\", \"api\": \"C++\", \"op\": \"per_token_cast_to_fp8\", "
+                         "\"first_call_s\": " + std::to_string(first_call) +
+                         ", \"warm_us_per_call\": " + std::to_string(per_call_us) + "}");
+  EXPECT_LT(per_call_us, 5.0);
+}
+
+TEST(JitTimings, WarmHostCostPerGemmCall) {
+  HOPGEMM_SKIP_WITHOUT_GPU();
+  constexpr int64_t kM = 128, kN = 256, kK = 256;
+  testing::DeviceBuffer a(kM * kK), b(kN * kK), sfa(kM * 2 * 4), sfb(2 * 2 * 4), d(kM * kN * 2);
+  cudaMemset(a.get(), 0x38, a.bytes());
+  cudaMemset(b.get(), 0x38, b.bytes());
+  cudaMemset(sfa.get(), 0, sfa.bytes());
+  cudaMemset(sfb.get(), 0, sfb.bytes());
+  const TensorView av = make_tensor(a.get(), DType::kFloat8E4M3, {kM, kK});
+  const TensorView bv = make_tensor(b.get(), DType::kFloat8E4M3, {kN, kK});
+  const TensorView sfav = make_tensor(sfa.get(), DType::kFloat32, {kM, 2});
+  const TensorView sfbv = make_tensor(sfb.get(), DType::kFloat32, {2, 2});
+  const TensorView dv = make_tensor(d.get(), DType::kBFloat16, {kM, kN});
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  const GemmOptions options;
+  const auto first = Clock::now();
+  fp8_gemm_nt(av, sfav, bv, sfbv, dv, nullptr, options, stream);
+  const double first_call = seconds_since(first);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  constexpr int kCalls = 500;
+  const auto start = Clock::now();
+  for (int i = 0; i < kCalls; ++i) fp8_gemm_nt(av, sfav, bv, sfbv, dv, nullptr, options, stream);
+  const double per_call_us = seconds_since(start) / kCalls * 1e6;
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  cudaStreamDestroy(stream);
+  testing::record_result("{\"metric\": \"host_cost\", \"api\": \"C++\", \"op\": \"fp8_gemm_nt\", "
                          "\"first_call_s\": " + std::to_string(first_call) +
                          ", \"warm_us_per_call\": " + std::to_string(per_call_us) + "}");
   EXPECT_LT(per_call_us, 5.0);
