@@ -21,7 +21,6 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
   (cd /tmp && "$PYTHON" -m pytest -q -s "$HOPGEMM_ROOT/tests/python/test_gpu.py" -k overhead) 2>&1 | grep "us/call"
-  grep RESULT "$OUTDIR/ctest.log" | sed 's/.*RESULT //' >> "$OUTDIR/results.jsonl"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1
