@@ -123,9 +123,9 @@ static std::string config_literal(const Sm90Fp8GemmConfig& c) {
   std::snprintf(buf, sizeof(buf),
                 "hopgemm::device::Sm90Fp8GemmConfig{.block_m = %d, .block_n = %d, .num_stages = %d, .cluster_m = %d, "
                 ".cluster_n = %d, .recipe = %d, .out_dtype = %d, .accumulate = %d, .sfa_k_major = %d, "
-                ".sfb_k_major = %d, .num_sms = %d, .raster_band = %d, .shape_n = %d, .shape_k = %d}",
+                ".sfb_k_major = %d, .num_sms = %d, .raster_band = %d, .promote_overlap = %d, .shape_n = %d, .shape_k = %d}",
                 c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.recipe, c.out_dtype, c.accumulate,
-                c.sfa_k_major, c.sfb_k_major, c.num_sms, c.raster_band, c.shape_n, c.shape_k);
+                c.sfa_k_major, c.sfb_k_major, c.num_sms, c.raster_band, c.promote_overlap, c.shape_n, c.shape_k);
   return buf;
 }
 
@@ -467,15 +467,20 @@ static Result run(const Sm90Fp8GemmConfig& C_in, const Problem& p, bool check, b
 }
 
 // ---- configurations under test ---------------------------------------------------------------------
-constexpr Sm90Fp8GemmConfig kC128x128{.block_m = 128, .block_n = 128, .num_stages = 5};
+constexpr Sm90Fp8GemmConfig kC128x128{.block_m = 128, .block_n = 128, .num_stages = 5, .promote_overlap = 1};
+constexpr Sm90Fp8GemmConfig kC128x128A2O{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_n = 2, .promote_overlap = 1};
+constexpr Sm90Fp8GemmConfig kC64x112B2O{.block_m = 64, .block_n = 112, .num_stages = 9, .cluster_m = 2, .promote_overlap = 1};
+constexpr Sm90Fp8GemmConfig kC1D1DAccO{.block_m = 128, .block_n = 128, .num_stages = 4, .recipe = hd::kRecipe1D1D,
+                                       .out_dtype = hd::kOutFp32, .accumulate = 1, .sfb_k_major = 0, .promote_overlap = 1};
 constexpr Sm90Fp8GemmConfig kC128x128A2{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_n = 2};
 constexpr Sm90Fp8GemmConfig kC128x128B2{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_m = 2};
 constexpr Sm90Fp8GemmConfig kC128x112B2{.block_m = 128, .block_n = 112, .num_stages = 5, .cluster_m = 2};
-constexpr Sm90Fp8GemmConfig kC256x128A2{.block_m = 256, .block_n = 128, .num_stages = 3, .cluster_n = 2};
+constexpr Sm90Fp8GemmConfig kC256x128A2{.block_m = 256, .block_n = 128, .num_stages = 3, .cluster_n = 2, .raster_band = 8};
 constexpr Sm90Fp8GemmConfig kC128x192B2{.block_m = 128, .block_n = 192, .num_stages = 4, .cluster_m = 2};
 constexpr Sm90Fp8GemmConfig kC128x160RowSfa{.block_m = 128, .block_n = 160, .num_stages = 4, .cluster_m = 2, .sfa_k_major = 1};
 constexpr Sm90Fp8GemmConfig kC64x112B2{.block_m = 64, .block_n = 112, .num_stages = 9, .cluster_m = 2};
 constexpr Sm90Fp8GemmConfig kC64x16A2{.block_m = 64, .block_n = 16, .num_stages = 16, .cluster_n = 2};
+constexpr Sm90Fp8GemmConfig kC64x16A2O{.block_m = 64, .block_n = 16, .num_stages = 16, .cluster_n = 2, .promote_overlap = 1};
 constexpr Sm90Fp8GemmConfig kC1D1DAcc{.block_m = 128, .block_n = 128, .num_stages = 4, .recipe = hd::kRecipe1D1D,
                                       .out_dtype = hd::kOutFp32, .accumulate = 1, .sfb_k_major = 0};
 constexpr Sm90Fp8GemmConfig kC1D1DRowBf16{.block_m = 64, .block_n = 120, .num_stages = 8, .cluster_n = 2,
@@ -538,28 +543,31 @@ int main(int argc, char** argv) {
       CHECK_CASE(kC1D1DRowBf16, s);
       CHECK_CASE(kC1D1DAcc, s);
       CHECK_CASE(kC1D1DAcc, Problem{s.m, s.n, s.k, false});
+      CHECK_CASE(kC1D1DAccO, Problem{s.m, s.n, s.k, false});
+      CHECK_CASE(kC64x112B2O, s);
+      CHECK_CASE(kC64x16A2O, s);
     }
     CHECK_CASE(kC256x128A2, 4096, 7168, 16384);
     CHECK_CASE(kC128x128A2, 8192, 8192, 8192);
   }
   if (do_perf) {
     std::printf("== performance (median of 30, L2 flushed) ==\n");
-    PERF_CASE(kC128x128, 4096, 7168, 16384);
     PERF_CASE(kC128x128A2, 4096, 7168, 16384);
-    PERF_CASE(kC128x128B2, 4096, 7168, 16384);
+    PERF_CASE(kC128x128A2O, 4096, 7168, 16384);
     PERF_CASE(kC256x128A2, 4096, 7168, 16384);
-    PERF_CASE(kC128x128A2, 8192, 8192, 8192);
     PERF_CASE(kC128x128B2, 8192, 8192, 8192);
+    PERF_CASE(kC128x192B2, 8192, 8192, 8192);
     PERF_CASE(kC256x128A2, 8192, 8192, 8192);
     PERF_CASE(kC128x192B2, 4096, 2112, 7168);
-    PERF_CASE(kC128x112B2, 4096, 2112, 7168);
     PERF_CASE(kC128x128A2, 4096, 2112, 7168);
     PERF_CASE(kC256x128A2, 4096, 24576, 1536);
     PERF_CASE(kC128x128A2, 4096, 24576, 1536);
-    PERF_CASE(kC128x128B2, 4096, 24576, 1536);
     PERF_CASE(kC64x112B2, 128, 7168, 16384);
+    PERF_CASE(kC64x112B2O, 128, 7168, 16384);
     PERF_CASE(kC64x16A2, 64, 2112, 7168);
+    PERF_CASE(kC64x16A2O, 64, 2112, 7168);
     PERF_CASE(kC1D1DAcc, 4096, 7168, 4096);
+    PERF_CASE(kC1D1DAccO, 4096, 7168, 4096);
   }
   std::printf("failures: %d\n", g_failures);
   return g_failures ? 1 : 0;

@@ -201,9 +201,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       }
     };
 
-    // With one wave and block_n <= 128 two accumulator sets fit: block kb+1's wgmmas run on the
-    // tensor cores while block kb is promoted on the CUDA cores (DeepGEMM waits for every block).
-    constexpr bool kOverlap = kWaves == 1 && kBlockN <= 128;
+    // promote_overlap (one wave, block_n <= 128: two accumulator sets fit): block kb+1's wgmmas run on
+    // the tensor cores while block kb is promoted on the CUDA cores (DeepGEMM waits for every block).
+    constexpr bool kOverlap = kConfig.promote_overlap == 1;
     float acc[kOverlap ? 2 : 1][kBlockN / 2];  // tensor-core partial sums of one 128-K block
     while (sched.next(m_block, n_block)) {
 #pragma unroll

@@ -53,7 +53,9 @@ struct Sm90Fp8GemmConfig {
   int sfa_k_major = 0;   // 0: sfa MN-major TMA-aligned (TMA), 1: row-major [M, ceil(K/128)] (cp.async)
   int sfb_k_major = 1;   // 1D1D only: 0 MN-major TMA-aligned (TMA), 1 row-major (cp.async)
   int num_sms = 132;     // grid size (persistent CTAs); multiple of the cluster size
-  int raster_band = 16;  // L2 rasterisation: tiles walk bands of this many m-blocks (cluster units)
+  int raster_band = 16;  // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M
+  int promote_overlap = 0;  // 1: two accumulator sets, block kb+1's WGMMA overlaps kb's promotion
+                            //    (needs one 64-row wave per math warpgroup and block_n <= 128)
   int shape_n = 0;       // compile-time N, 0 = runtime
   int shape_k = 0;       // compile-time K, 0 = runtime
 };
@@ -114,8 +116,9 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const bool flags_ok = (c.recipe == kRecipe1D2D || c.recipe == kRecipe1D1D) &&
                         (c.out_dtype == kOutBf16 || c.out_dtype == kOutFp32) && (c.accumulate == 0 || c.accumulate == 1) &&
                         (c.sfa_k_major == 0 || c.sfa_k_major == 1) && (c.sfb_k_major == 0 || c.sfb_k_major == 1);
+  const bool overlap_ok = c.promote_overlap == 0 || (c.promote_overlap == 1 && waves == 1 && c.block_n <= 128);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1;
-  return tile_ok && regs_ok && cluster_ok && flags_ok && shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
+  return tile_ok && regs_ok && overlap_ok && cluster_ok && flags_ok && shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
 }
 

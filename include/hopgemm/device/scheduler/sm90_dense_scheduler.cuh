@@ -5,8 +5,9 @@
 // n-blocks (sharing A). The unit grid is rounded up, so both CTAs of a pair always get a tile: a
 // tile past the matrix edge is a "phantom" (TMA zero-fills its loads, its store is skipped). This
 // keeps the two CTAs' pipelines in lockstep, which multicast needs (same stage, same barrier offset).
-// Units are visited in bands of kBand unit-rows along M: inside a band, consecutive units walk M
-// first, so the ~num_sms concurrent tiles reuse a few B column-panels and A row-panels from L2.
+// Units are visited in bands of kBand units: inside a band consecutive units walk the band's short
+// side first, so the ~num_sms concurrent tiles reuse a few A row-panels and B column-panels from L2.
+// Bands run along N when the pair shares A (cluster_n == 2, as DeepGEMM does), else along M.
 
 #include "hopgemm/device/common.cuh"
 
@@ -35,13 +36,16 @@ struct Sm90DenseScheduler {
   // Next tile of this CTA; false when done. Identical sequence on both CTAs of a cluster.
   HOPGEMM_DEVICE bool next(i32& m_block, i32& n_block) {
     if (unit >= num_units) return false;
-    const i32 band_units = kBand * units_n;
+    constexpr bool kAlongN = kClusterN > 1;
+    const i32 units_major = kAlongN ? units_n : units_m, units_minor = kAlongN ? units_m : units_n;
+    const i32 band_units = kBand * units_minor;
     const i32 band = unit / band_units;
-    const i32 first_um = band * kBand;
-    const i32 band_rows = min(kBand, units_m - first_um);
+    const i32 first = band * kBand;
+    const i32 band_size = min(kBand, units_major - first);
     const i32 in_band = unit - band * band_units;
-    m_block = (first_um + in_band % band_rows) * kClusterM + rank_m;
-    n_block = (in_band / band_rows) * kClusterN + rank_n;
+    const i32 u_major = first + in_band % band_size, u_minor = in_band / band_size;
+    m_block = (kAlongN ? u_minor : u_major) * kClusterM + rank_m;
+    n_block = (kAlongN ? u_major : u_minor) * kClusterN + rank_n;
     unit += unit_stride;
     return true;
   }
