@@ -474,7 +474,6 @@ constexpr Sm90Fp8GemmConfig kC1D1DAccO{.block_m = 128, .block_n = 128, .num_stag
                                        .out_dtype = hd::kOutFp32, .accumulate = 1, .sfb_k_major = 0, .promote_overlap = 1};
 constexpr Sm90Fp8GemmConfig kC128x128A2{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_n = 2};
 constexpr Sm90Fp8GemmConfig kC128x128B2{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_m = 2};
-constexpr Sm90Fp8GemmConfig kC128x112B2{.block_m = 128, .block_n = 112, .num_stages = 5, .cluster_m = 2};
 constexpr Sm90Fp8GemmConfig kC256x128A2{.block_m = 256, .block_n = 128, .num_stages = 3, .cluster_n = 2, .raster_band = 8};
 constexpr Sm90Fp8GemmConfig kC128x192B2{.block_m = 128, .block_n = 192, .num_stages = 4, .cluster_m = 2};
 constexpr Sm90Fp8GemmConfig kC128x160RowSfa{.block_m = 128, .block_n = 160, .num_stages = 4, .cluster_m = 2, .sfa_k_major = 1};
