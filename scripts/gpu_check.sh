@@ -20,13 +20,13 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   grep -E "tests passed|tests failed|RESULT|Failed|\*\*\*" "$OUTDIR/ctest.log" | tail -30
   (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
-  (cd /tmp && "$PYTHON" -m pytest -q -s "$HOPGEMM_ROOT/tests/python/test_gpu.py" -k overhead) 2>&1 | grep "us/call"
+  (cd /tmp && "$PYTHON" -m pytest -q -s "$HOPGEMM_ROOT/tests/python/test_gpu.py" -k overhead) 2>&1 | grep "us/call" | tee -a "$OUTDIR/pytest.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1
   tail -15 "$OUTDIR/bench_quantize.log"
   "$BUILD_DIR/hopgemm" bench --suite deepseek-v3 --plot > "$OUTDIR/bench_gemm.log" 2>&1 || status=1
   tail -50 "$OUTDIR/bench_gemm.log"
-  cp bench/results/*.json bench/results/*.png "$OUTDIR/" 2>/dev/null
+  cp bench/results/*-deepseek-v3.json bench/results/*-deepseek-v3.png "$OUTDIR/" 2>/dev/null
 fi
 exit $status
