@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "api/gemm_internal.hpp"
 #include "api/gemm_sources.hpp"
 #include "api/validate.hpp"
 #include "heuristics/memo.hpp"
@@ -198,23 +199,9 @@ void prefill_d(const TensorView& d, const TensorView* c, bool copy_c, cudaStream
   }
 }
 
-void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
-                  const TensorView& sfb, const TensorView& d, const TensorView* c, const GemmOptions& options,
-                  cudaStream_t stream) {
-  const ResolvedGemm r = validate(op, a, sfa, b, sfb, d, c, options);
-  const auto& p = r.problem;
-  if (p.m == 0 || p.n == 0) return;
-  if (p.k == 0 || r.copy_c) prefill_d(d, c, r.copy_c, stream);
-  if (p.k == 0) return;
-  const auto& choice = choice_memo().get(p, heuristics::choose_fp8_gemm_config, [](const heuristics::Fp8GemmChoice& ch) {
-    if (runtime::env().print_configs || runtime::env().jit_debug) {
-      std::fprintf(stderr, "hopgemm: %s\n", heuristics::describe(ch).c_str());
-    }
-  });
-  if (choice.num_tiles == 0) {
-    throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + heuristics::describe(p));
-  }
-  const Sm90Fp8GemmConfig& cfg = choice.config;
+void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& r, const TensorView& a,
+                     const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
+                     cudaStream_t stream) {
   const jit::LoadedKernel& kernel = kernel_cache().get(cfg, op, stream);
   const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, op);
   jit::LaunchGeometry geometry;
@@ -222,11 +209,65 @@ void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, co
   geometry.block_x = device::num_threads(cfg);
   geometry.smem_bytes = device::smem_bytes(cfg);
   geometry.cluster_x = device::cluster_size(cfg);
-  kernel.ensure_smem_limit(a.device, geometry.smem_bytes);
   jit::launch(kernel, geometry, &params, stream);
 }
 
+// Validation, zero-size handling and the C prefill shared by every entry point; returns false when there
+// is nothing left for a kernel to do.
+bool prepare(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+             const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream,
+             ResolvedGemm& r) {
+  r = validate(op, a, sfa, b, sfb, d, c, options);
+  const auto& p = r.problem;
+  if (p.m == 0 || p.n == 0) return false;
+  if (p.k == 0 || r.copy_c) prefill_d(d, c, r.copy_c, stream);
+  return p.k != 0;
+}
+
+void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                  const TensorView& sfb, const TensorView& d, const TensorView* c, const GemmOptions& options,
+                  cudaStream_t stream) {
+  ResolvedGemm r;
+  if (!prepare(op, a, sfa, b, sfb, d, c, options, stream, r)) return;
+  const auto& choice = choice_memo().get(r.problem, heuristics::choose_fp8_gemm_config,
+                                         [](const heuristics::Fp8GemmChoice& ch) {
+                                           if (runtime::env().print_configs || runtime::env().jit_debug) {
+                                             std::fprintf(stderr, "hopgemm: %s\n", heuristics::describe(ch).c_str());
+                                           }
+                                         });
+  if (choice.num_tiles == 0) {
+    throw Error(ErrorKind::kUnsupported,
+                std::string(op) + ": no kernel configuration fits " + heuristics::describe(r.problem));
+  }
+  launch_fp8_gemm(op, choice.config, r, a, sfa, b, sfb, d, stream);
+}
+
 }  // namespace
+
+namespace api {
+
+heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                            const TensorView& sfb, const TensorView& d, const TensorView* c,
+                                            const GemmOptions& options) {
+  return validate("fp8_gemm_nt", a, sfa, b, sfb, d, c, options).problem;
+}
+
+void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                             const TensorView& d, const TensorView* c, const GemmOptions& options,
+                             const device::Sm90Fp8GemmConfig& config, cudaStream_t stream) {
+  ResolvedGemm r;
+  if (!prepare("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream, r)) return;
+  const auto& p = r.problem;
+  if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
+      config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major) ||
+      !device::is_valid(config)) {
+    throw Error(ErrorKind::kInvalidArgument, "fp8_gemm_nt_with_config: the config does not match the problem " +
+                                                 heuristics::describe(p));
+  }
+  launch_fp8_gemm("fp8_gemm_nt", config, r, a, sfa, b, sfb, d, stream);
+}
+
+}  // namespace api
 
 TensorView transposed(const TensorView& t) {
   TensorView out = t;

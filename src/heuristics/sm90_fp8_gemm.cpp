@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hopgemm::heuristics {
 namespace {
@@ -73,9 +75,8 @@ int max_stages(Sm90Fp8GemmConfig config) {
   return 0;
 }
 
-Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
-  Fp8GemmChoice best;
-  best.predicted_us = 1e30;
+std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t max_count) {
+  std::vector<Fp8GemmChoice> ranked;
   const int n_step = p.recipe == device::kRecipe1D2D ? 16 : 8;
   for (int cluster = 0; cluster < 3; ++cluster) {
     for (int block_m : {64, 128, 256}) {
@@ -107,13 +108,56 @@ Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
         const double us = predict_us(p, c, tiles, waves);
         // A pair of CTAs only pays off when each has a partner tile in most waves.
         if (device::cluster_size(c) > 1 && tiles < 2 * c.num_sms) continue;
-        if (us < best.predicted_us * 0.995) {
-          best = {c, us, tiles, waves};
-        }
+        ranked.push_back({c, us, tiles, waves});
       }
     }
   }
-  return best;
+  // Fastest predicted first; within 0.5% the earlier candidate (smaller cluster, tile) stays ahead.
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
+    return x.predicted_us < y.predicted_us * 0.995;
+  });
+  if (ranked.size() > max_count) ranked.resize(max_count);
+  return ranked;
+}
+
+namespace {
+
+struct TunedEntry {
+  int64_t m, n, k;
+  int recipe, out_dtype, accumulate, sfa_k_major, sfb_k_major, num_sms;
+  int block_m, block_n, num_stages, cluster_m, cluster_n, raster_band;
+};
+
+constexpr TunedEntry kTuned[] = {
+#include "heuristics/sm90_fp8_gemm_tuned.inc"
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},  // end marker
+};
+
+// The measured configuration for exactly this problem, if `hopgemm tune` recorded one.
+std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
+  for (const TunedEntry& e : kTuned) {
+    if (e.m != p.m || e.n != p.n || e.k != p.k || e.recipe != p.recipe || e.out_dtype != p.out_dtype ||
+        e.accumulate != p.accumulate || e.sfa_k_major != p.sfa_k_major || e.sfb_k_major != p.sfb_k_major ||
+        e.num_sms != p.num_sms) {
+      continue;
+    }
+    for (const Fp8GemmChoice& candidate : rank_fp8_gemm_configs(p, SIZE_MAX)) {
+      const auto& c = candidate.config;
+      if (c.block_m == e.block_m && c.block_n == e.block_n && c.num_stages == e.num_stages &&
+          c.cluster_m == e.cluster_m && c.cluster_n == e.cluster_n && c.raster_band == e.raster_band) {
+        return candidate;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
+  if (auto tuned = tuned_choice(p)) return *tuned;
+  const auto ranked = rank_fp8_gemm_configs(p, 1);
+  return ranked.empty() ? Fp8GemmChoice{} : ranked.front();
 }
 
 std::string describe(const Fp8GemmProblem& p) {

@@ -3,6 +3,7 @@
 // calls), unit-tested on the CPU with golden tables (DESIGN.md §2.4).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
 
@@ -28,7 +29,10 @@ struct Fp8GemmChoice {
   int num_waves = 0;
 };
 
+// The configuration for `problem` (num_tiles == 0 when none fits).
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& problem);
+// Up to `max_count` valid configurations, fastest predicted first (what `hopgemm tune` measures).
+std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& problem, size_t max_count);
 
 // Largest stage count that fits the shared-memory budget (0 if none does).
 int max_stages(device::Sm90Fp8GemmConfig config);

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <functional>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -18,7 +17,9 @@
 #include "bench/bench_result.hpp"
 #include "bench/cublaslt_baselines.hpp"
 #include "bench/timer.hpp"
+#include "api/gemm_internal.hpp"
 #include "cli.hpp"
+#include "gemm_inputs.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
@@ -32,22 +33,6 @@ namespace {
 using bench::DeviceBuffer;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Random BF16 values (approximately normal) generated on the host, uploaded once.
-DeviceBuffer random_bf16(int64_t rows, int64_t cols, uint32_t seed) {
-  std::vector<uint16_t> host(static_cast<size_t>(rows * cols));
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (auto& v : host) {
-    const float f = normal(rng);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    v = static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
-  }
-  DeviceBuffer buffer(host.size() * 2);
-  HOPGEMM_CUDA_CHECK(cudaMemcpy(buffer.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
-  return buffer;
-}
 
 float bf16_to_float(uint16_t v) {
   const uint32_t bits = uint32_t{v} << 16;
@@ -68,38 +53,6 @@ double calc_diff_bf16(const void* x, const void* y, int64_t count) {
     xx_yy += a * a + b * b;
   }
   return xx_yy == 0 ? 0.0 : 1.0 - 2.0 * xy / xx_yy;
-}
-
-struct Shape {
-  api::GemmRole role;
-  int64_t m, n, k;
-};
-
-std::vector<Shape> shapes_from(const std::string& suite, const std::string& shape) {
-  std::vector<Shape> out;
-  if (!shape.empty()) {
-    long long m = 0, n = 0, k = 0;
-    char tail = 0;
-    if (std::sscanf(shape.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 || k <= 0) {
-      throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "' must be MxNxK with positive integers");
-    }
-    out.push_back({api::GemmRole::kForward, m, n, k});
-    return out;
-  }
-  for (const auto& g : api::suite_gemms(suite)) out.push_back({g.role, g.m, g.n, g.k});
-  return out;
-}
-
-std::string git_commit() {
-  if (const char* env = std::getenv("HOPGEMM_COMMIT")) return env;
-  std::string out;
-  if (FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
-    char buffer[64];
-    while (std::fgets(buffer, sizeof(buffer), pipe)) out += buffer;
-    pclose(pipe);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
 }
 
 double geomean(const std::vector<double>& values) {
@@ -130,16 +83,21 @@ int run_bench(Args& args) {
   std::string out_path = args.take("out");
   const bool plot = args.take_flag("plot");
   const int iters = args.take_int("iters", 30);
+  const std::string sfa_layout = args.take("sfa", "mn");
+  if (sfa_layout != "mn" && sfa_layout != "row") {
+    throw Error(ErrorKind::kInvalidArgument, "--sfa must be 'mn' (MN-major TMA-aligned) or 'row', got '" + sfa_layout + "'");
+  }
+  const bool mn_major_sfa = sfa_layout == "mn";
   args.expect_consumed();
   if (!gpu_available()) throw Error(ErrorKind::kCuda, "bench needs a GPU; use `hopgemm precompile` on this machine");
   if (device_info().arch_major != 9) throw Error(ErrorKind::kUnsupported, "bench needs an SM90 (Hopper) GPU");
 
-  const auto shapes = shapes_from(suite, shape);
+  const auto shapes = gemm_shapes(suite, shape);
   cudaStream_t stream;
   HOPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   bench::CublasLtBaselines cublaslt;
   bench::BenchReport report;
-  report.header = bench::collect_header(git_commit(), "hopgemm bench " + (shape.empty() ? "--suite " + suite : "--shape " + shape),
+  report.header = bench::collect_header(git_commit(), "hopgemm bench " + (shape.empty() ? "--suite " + suite : "--shape " + shape) + " --sfa " + sfa_layout,
                                         shape.empty() ? suite : "shape-" + shape);
   report.header.copy_bandwidth_gbps = bench::copy_bandwidth_gbps();
   bench::TimerOptions timer;
@@ -155,28 +113,14 @@ int run_bench(Args& args) {
   std::vector<double> blockwise_speedups, m4096_pertensor_ratios;
   uint32_t seed = 1;
   for (const auto& s : shapes) {
-    const bool wgrad = s.role == api::GemmRole::kWgrad;
-    const int64_t sk = ceil_div(s.k, 128);
-    DeviceBuffer a16 = random_bf16(s.m, s.k, seed++), b16 = random_bf16(s.n, s.k, seed++);
-    DeviceBuffer a8(s.m * s.k), b8(s.n * s.k), sfa(s.m * sk * 4), sfb((wgrad ? s.n : ceil_div(s.n, 128)) * sk * 4);
-    const DType out_dtype = wgrad ? DType::kFloat32 : DType::kBFloat16;
-    DeviceBuffer d(s.m * s.n * dtype_size(out_dtype)), d_ref(s.m * s.n * 2), d_tmp(s.m * s.n * 2);
-    const TensorView a16v = make_tensor(a16.get(), DType::kBFloat16, {s.m, s.k}, 0);
-    const TensorView b16v = make_tensor(b16.get(), DType::kBFloat16, {s.n, s.k}, 0);
-    const TensorView a8v = make_tensor(a8.get(), DType::kFloat8E4M3, {s.m, s.k}, 0);
-    const TensorView b8v = make_tensor(b8.get(), DType::kFloat8E4M3, {s.n, s.k}, 0);
-    const TensorView sfav = make_tensor(sfa.get(), DType::kFloat32, {s.m, sk}, 0);
-    const TensorView sfbv = make_tensor(sfb.get(), DType::kFloat32, {wgrad ? s.n : ceil_div(s.n, 128), sk}, 0);
-    const TensorView dv = make_tensor(d.get(), out_dtype, {s.m, s.n}, 0);
+    const bool wgrad = s.wgrad();
+    GemmInputs in(s, mn_major_sfa, seed, stream);
+    seed += 2;
+    const TensorView &a16v = in.a16v, &b16v = in.b16v, &a8v = in.a8v, &b8v = in.b8v, &sfav = in.sfav,
+                     &sfbv = in.sfbv, &dv = in.dv;
+    DeviceBuffer d_ref(s.m * s.n * 2), d_tmp(s.m * s.n * 2);
     const TensorView d_refv = make_tensor(d_ref.get(), DType::kBFloat16, {s.m, s.n}, 0);
     const TensorView d_tmpv = make_tensor(d_tmp.get(), DType::kBFloat16, {s.m, s.n}, 0);
-    per_token_cast_to_fp8(a16v, a8v, sfav, false, 128, stream);
-    if (wgrad) {
-      per_token_cast_to_fp8(b16v, b8v, sfbv, false, 128, stream);
-    } else {
-      per_block_cast_to_fp8(b16v, b8v, sfbv, false, 128, stream);
-    }
-    HOPGEMM_CUDA_CHECK(cudaMemsetAsync(d.get(), 0, d.bytes(), stream));
 
     bench::BenchRow row;
     row.op = wgrad ? "fp8_gemm_nt_1d1d_acc" : "fp8_gemm_nt";
@@ -185,17 +129,8 @@ int run_bench(Args& args) {
     row.k = s.k;
     row.note = api::gemm_role_name(s.role);
     GemmOptions options;
-    heuristics::Fp8GemmProblem problem;
-    problem.m = s.m;
-    problem.n = s.n;
-    problem.k = s.k;
-    problem.num_sms = get_num_sms();
-    if (wgrad) {
-      problem.recipe = device::kRecipe1D1D;
-      problem.out_dtype = device::kOutFp32;
-      problem.accumulate = 1;
-    }
-    row.config = heuristics::describe(heuristics::choose_fp8_gemm_config(problem));
+    row.config = heuristics::describe(
+        heuristics::choose_fp8_gemm_config(api::fp8_gemm_problem(a8v, sfav, b8v, sfbv, dv, wgrad ? &dv : nullptr, options)));
     try {
       row.ours_us = bench::time_call(
                         [&](cudaStream_t st) { fp8_gemm_nt(a8v, sfav, b8v, sfbv, dv, wgrad ? &dv : nullptr, options, st); },
@@ -218,7 +153,7 @@ int run_bench(Args& args) {
                     [&](cudaStream_t st) { cublaslt.fp8_blockwise(a8v, scales.sfa, b8v, scales.sfb, d_refv, st); });
       if (row.ours_us && row.baselines_us["cublaslt_fp8_blockwise"] && s.m * s.n <= (int64_t{1} << 26)) {
         HOPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-        diff = calc_diff_bf16(d.get(), d_ref.get(), s.m * s.n);
+        diff = calc_diff_bf16(in.d.get(), d_ref.get(), s.m * s.n);
       }
     }
     time_baseline("cublaslt_fp8_per_tensor", [&](cudaStream_t st) {
@@ -227,10 +162,7 @@ int run_bench(Args& args) {
     time_baseline("cublas_bf16", [&](cudaStream_t st) { cublaslt.bf16(a16v, b16v, d_tmpv, st); });
     HOPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-    const double flops = 2.0 * s.m * s.n * s.k;
-    const double bytes = double(s.m) * s.k + double(s.n) * s.k + double(s.m) * s.n * dtype_size(out_dtype) * (wgrad ? 2 : 1) +
-                         double(sfa.bytes() + sfb.bytes());
-    bench::compute_derived(row, flops, bytes);
+    bench::compute_derived(row, in.flops(), in.bytes());
     if (diff) row.note += " diff_vs_cublaslt=" + std::to_string(*diff);
     if (auto r = row.ratios["cublaslt_fp8_blockwise"]) blockwise_speedups.push_back(*r);
     if (s.m == 4096 && s.role == api::GemmRole::kForward) {

@@ -27,5 +27,6 @@ int run_info(Args& args);
 int run_cache(Args& args);
 int run_precompile(Args& args);
 int run_bench(Args& args);
+int run_tune(Args& args);
 
 }  // namespace hopgemm::cli

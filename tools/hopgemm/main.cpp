@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "  info                         GPU, driver, toolkit, compiler, cache and settings\n"
     "  bench [--suite NAME | --shape MxNxK] [--out FILE.json] [--plot] [--iters N]\n"
     "                               time hopgemm's kernels against the cuBLASLt baselines\n"
+    "  tune [--suite NAME | --shape MxNxK] [--top N] [--out FILE.inc]\n"
+    "                               time the model's best N configs per shape; write the winners\n"
     "  precompile [--suite NAME] [--num-sms N] [--jobs N]\n"
     "                               compile every kernel a suite needs (no GPU needed)\n"
     "  cache ls | verify | clear    inspect or empty the JIT disk cache\n"
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     hopgemm::cli::Args args(argc, argv, 2);
     if (command == "info") return hopgemm::cli::run_info(args);
     if (command == "bench") return hopgemm::cli::run_bench(args);
+    if (command == "tune") return hopgemm::cli::run_tune(args);
     if (command == "precompile") return hopgemm::cli::run_precompile(args);
     if (command == "cache") return hopgemm::cli::run_cache(args);
     std::fprintf(stderr, "hopgemm: unknown command '%s'\n\n%s", command.c_str(), kUsage);

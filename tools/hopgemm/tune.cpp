@@ -1,0 +1,119 @@
+// hopgemm tune: measure the cost model's best candidates for each shape on this GPU and write the winners
+// as a tuning table (src/heuristics/sm90_fp8_gemm_tuned.inc) that overrides the model for exactly those
+// problems. Candidates are compiled in parallel first, then timed like `hopgemm bench` (L2 flushed, median).
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/gemm_internal.hpp"
+#include "api/gemm_sources.hpp"
+#include "bench/bench_result.hpp"
+#include "bench/timer.hpp"
+#include "cli.hpp"
+#include "gemm_inputs.hpp"
+#include "hopgemm/error.hpp"
+#include "hopgemm/runtime.hpp"
+#include "jit/precompile.hpp"
+#include "runtime/cuda_check.hpp"
+
+namespace hopgemm::cli {
+
+int run_tune(Args& args) {
+  const std::string suite = args.take("suite", "deepseek-v3");
+  const std::string shape = args.take("shape");
+  const std::string out_path = args.take("out");
+  const int top = args.take_int("top", 8);
+  const int iters = args.take_int("iters", 20);
+  const bool mn_major_sfa = args.take("sfa", "mn") == "mn";
+  args.expect_consumed();
+  if (!gpu_available() || device_info().arch_major != 9) {
+    throw Error(ErrorKind::kUnsupported, "tune needs an SM90 (Hopper) GPU");
+  }
+  cudaStream_t stream;
+  HOPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  bench::TimerOptions timer;
+  timer.iters = iters;
+  const GemmOptions options;
+
+  struct Plan {
+    GemmShape shape;
+    heuristics::Fp8GemmProblem problem;
+    std::vector<heuristics::Fp8GemmChoice> candidates;
+  };
+  std::vector<Plan> plans;
+  std::vector<jit::KernelSource> sources;
+  for (const auto& s : gemm_shapes(suite, shape)) {
+    // The problem as the op sees it: the layouts the inputs below will have.
+    heuristics::Fp8GemmProblem p;
+    p.m = s.m;
+    p.n = s.n;
+    p.k = s.k;
+    p.sfa_k_major = mn_major_sfa ? 0 : 1;
+    p.num_sms = get_num_sms();
+    p.tc_util = get_tc_util();
+    if (s.wgrad()) {
+      p.recipe = device::kRecipe1D1D;
+      p.out_dtype = device::kOutFp32;
+      p.accumulate = 1;
+    }
+    Plan plan{s, p, heuristics::rank_fp8_gemm_configs(p, top)};
+    for (const auto& c : plan.candidates) sources.push_back(api::render_sm90_fp8_gemm(c.config));
+    plans.push_back(std::move(plan));
+  }
+  std::fprintf(stderr, "compiling %zu candidate kernels\n", sources.size());
+  const auto compiled = jit::precompile_sources(sources, 0);
+  for (const auto& e : compiled.errors) std::fprintf(stderr, "error: %s\n", e.c_str());
+
+  std::string table = "// hopgemm tune --suite " + suite + (shape.empty() ? "" : " --shape " + shape) + " --top " +
+                      std::to_string(top) + " --sfa " + (mn_major_sfa ? "mn" : "row") + " on " + device_info().name +
+                      ", " + bench::utc_now_iso8601() + ", commit " + git_commit() + "\n";
+  uint32_t seed = 100;
+  for (const Plan& plan : plans) {
+    GemmInputs in(plan.shape, mn_major_sfa, seed, stream);
+    seed += 2;
+    const TensorView* c = plan.shape.wgrad() ? &in.dv : nullptr;
+    double best_us = 1e30, model_us = 0;
+    const heuristics::Fp8GemmChoice* best = nullptr;
+    for (const auto& candidate : plan.candidates) {
+      double us = 1e30;
+      try {
+        us = bench::time_call([&](cudaStream_t st) {
+               api::fp8_gemm_nt_with_config(in.a8v, in.sfav, in.b8v, in.sfbv, in.dv, c, options, candidate.config, st);
+             }, stream, timer).median_us;
+      } catch (const Error& e) {
+        std::fprintf(stderr, "  skipped %s: %s\n", heuristics::describe(candidate).c_str(), e.what());
+      }
+      if (&candidate == &plan.candidates.front()) model_us = us;
+      if (us < best_us) {
+        best_us = us;
+        best = &candidate;
+      }
+    }
+    if (best == nullptr) continue;
+    const auto& b = best->config;
+    std::printf("%-5s %6lld %6lld %6lld  model pick %8.1f us  best %8.1f us (%5.1f TFLOPS, %.2fx)  %dx%d s%d c%dx%d\n",
+                api::gemm_role_name(plan.shape.role), (long long)plan.shape.m, (long long)plan.shape.n,
+                (long long)plan.shape.k, model_us, best_us, in.flops() / best_us * 1e-6, model_us / best_us, b.block_m,
+                b.block_n, b.num_stages, b.cluster_m, b.cluster_n);
+    std::fflush(stdout);
+    const auto& p = plan.problem;
+    char line[256];
+    std::snprintf(line, sizeof(line), "    {%lld, %lld, %lld, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},  // %.1f us\n",
+                  (long long)p.m, (long long)p.n, (long long)p.k, p.recipe, p.out_dtype, p.accumulate, p.sfa_k_major,
+                  p.sfb_k_major, p.num_sms, b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.raster_band,
+                  best_us);
+    table += line;
+  }
+  cudaStreamDestroy(stream);
+  if (!out_path.empty()) {
+    std::ofstream(out_path, std::ios::app) << table;
+    std::printf("appended %s\n", out_path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace hopgemm::cli
