@@ -5,6 +5,7 @@ DLPack array on a CUDA device (CuPy, JAX, ...); ops run on the current torch str
 device, or on ``stream=``. Importing the package needs no GPU and does not initialise CUDA.
 """
 import os as _os
+import sys as _sys
 
 from . import _C
 
@@ -53,3 +54,90 @@ try:
     from ._version import __version__  # noqa: E402 (written by scikit-build-core at install)
 except ImportError:  # running from a source tree
     __version__ = "0+unknown"
+
+
+# ---- torch.library registration (torch.ops.hopgemm.*, for torch.compile / opcheck) -----------------------
+# Never imports torch itself. The ops are registered when both hopgemm and torch are imported, in either
+# order: now if torch already is, else by a one-shot post-import hook on `torch`. The plain hopgemm.* calls
+# above do not use them (the dispatcher costs microseconds per call).
+
+
+def register_torch_ops():
+    """Register hopgemm's ops with torch.library (idempotent; imports torch) and return ``torch.ops.hopgemm``.
+    Normally automatic; call it to get registration errors raised instead of warned."""
+    from . import _torch_ops
+
+    return _torch_ops.namespace()
+
+
+def __getattr__(name):
+    if name == "torch_ops":  # hopgemm.torch_ops: torch.ops.hopgemm, registered on first access
+        return register_torch_ops()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _register_torch_ops_quietly():
+    library = getattr(_sys.modules.get("torch"), "library", None)
+    if not hasattr(library, "custom_op"):  # torch < 2.4, a stand-in, or a torch still importing
+        return
+    try:
+        register_torch_ops()
+    except Exception as e:  # never break `import hopgemm` / `import torch` over the optional ops
+        import warnings
+
+        warnings.warn(f"hopgemm: torch.ops.hopgemm not registered ({type(e).__name__}: {e}); "
+                      "call hopgemm.register_torch_ops() to see the error", RuntimeWarning, stacklevel=2)
+
+
+class _TorchImportHook:
+    """sys.meta_path entry that runs _register_torch_ops_quietly right after `torch` finishes importing, then
+    removes itself. Until then it only compares each imported name with "torch"; for "torch" it returns the
+    regular finders' spec with the loader's exec_module wrapped (a bare find_spec("torch") probe, as
+    availability checks do, leaves the hook in place for the real import)."""
+
+    _busy = False
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" or self._busy:
+            return None
+        self._busy = True
+        try:
+            spec = None
+            for finder in list(_sys.meta_path):
+                find = getattr(finder, "find_spec", None)
+                if finder is not self and find is not None:
+                    spec = find(fullname, path, target)
+                    if spec is not None:
+                        break
+        finally:
+            self._busy = False
+        loader = getattr(spec, "loader", None)
+        if isinstance(loader, type) or not hasattr(loader, "exec_module") or not hasattr(loader, "__dict__"):
+            return spec  # nothing to wrap per instance: hopgemm.register_torch_ops() stays available
+        real_exec_module = loader.exec_module
+        hook = self
+
+        def exec_module(module):
+            if module.__name__ != "torch":  # a loader shared with other modules
+                return real_exec_module(module)
+            try:
+                real_exec_module(module)
+            finally:
+                loader.__dict__.pop("exec_module", None)
+            hook.remove()
+            _register_torch_ops_quietly()
+
+        loader.exec_module = exec_module
+        return spec
+
+    def remove(self):
+        try:
+            _sys.meta_path.remove(self)
+        except ValueError:
+            pass
+
+
+if "torch" in _sys.modules:
+    _register_torch_ops_quietly()
+elif not any(type(f).__qualname__ == "_TorchImportHook" and type(f).__module__ == __name__ for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _TorchImportHook())

@@ -1,0 +1,159 @@
+"""hopgemm's ops registered with torch.library (namespace ``torch.ops.hopgemm``), for torch.compile, opcheck
+and CUDA graphs captured by torch.
+
+Importing this module registers the ops; it imports torch. ``hopgemm`` imports it for you: at ``import
+hopgemm`` when torch is already imported, else right after the first ``import torch`` (a post-import hook),
+or when you call ``hopgemm.register_torch_ops()`` / read ``hopgemm.torch_ops``.
+
+The plain ``hopgemm.fp8_gemm_nt(...)`` path does not go through these ops: the dispatcher adds several
+microseconds per call. Use ``torch.ops.hopgemm.*`` inside code that torch.compile traces (a call into the
+nanobind extension is opaque to Dynamo and breaks the graph).
+
+Ops (all on CUDA tensors; ``d`` is written in place, every other op returns new tensors, never an input):
+
+    fp8_gemm_nt(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d, Tensor? c=None, SymInt[]? recipe=None) -> ()
+    fp8_gemm_nn / fp8_gemm_tn / fp8_gemm_tt: the same schema
+    per_token_cast_to_fp8(Tensor x, bool use_ue8m0=False, SymInt gran_k=128) -> (Tensor, Tensor)
+    per_block_cast_to_fp8 / per_channel_cast_to_fp8: the same schema
+    get_mn_major_tma_aligned_tensor(Tensor sf) -> Tensor
+
+No autograd formulas are registered (FP8 GEMM and quantisation are inference / custom-training building
+blocks); backward through these ops raises.
+"""
+from typing import List, Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from . import _C, _layout, utils
+
+NAMESPACE = "hopgemm"
+_E4M3 = torch.float8_e4m3fn
+
+# CustomOpDef objects by op name. torch keeps its own reference too; holding them here makes the lifetime of
+# the registrations obvious (a dropped torch.library.Library deregisters its ops).
+OPS = {}
+
+
+def _ceil_div(x, y):
+    return (x + y - 1) // y  # also right for SymInts
+
+
+def _register(name, fn, mutates_args, fake):
+    op = torch.library.custom_op(f"{NAMESPACE}::{name}", fn, mutates_args=mutates_args)
+    op.register_fake(fake)
+    OPS[name] = op
+    return op
+
+
+# ---- FP8 GEMMs: D = C + A @ B^T, d written in place ------------------------------------------------------
+
+def _gemm_fake(a, sfa, b, sfb, d, c=None, recipe=None):
+    # Nothing to allocate: the op only writes d. Shapes and dtypes are checked by the real kernel.
+    return None
+
+
+def _make_gemm(name):
+    kernel = getattr(_C, name)
+
+    def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, c: Optional[Tensor] = None,
+             recipe: Optional[List[int]] = None) -> None:
+        kernel((a, sfa), (b, sfb), d, c, None if recipe is None else tuple(recipe))
+
+    gemm.__name__ = gemm.__qualname__ = name
+    gemm.__doc__ = f"hopgemm.{name}((a, sfa), (b, sfb), d, c, recipe) as a torch op (mutates d)."
+    return gemm
+
+
+for _name in ("fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"):
+    _register(_name, _make_gemm(_name), ("d",), _gemm_fake)
+
+
+# ---- FP8 quantisers: functional, (x_fp8 e4m3 [m, n], sf FP32) -------------------------------------------
+
+def _check_2d(op, x, gran_k):
+    if gran_k <= 0:
+        raise ValueError(f"{op}: gran_k={gran_k} must be positive")
+    if x.dim() != 2:
+        raise ValueError(f"{op}: argument 'x' must be 2-D [m, n], got shape {list(x.shape)}")
+    return x.shape[0], x.shape[1]
+
+
+def _cast_fake(op, sf_shape):
+    def fake(x, use_ue8m0=False, gran_k=128):
+        m, n = _check_2d(op, x, gran_k)
+        if op == "per_channel_cast_to_fp8" and m % gran_k != 0:
+            raise ValueError(f"{op}: m={m} must be a multiple of gran_k={gran_k}")
+        return x.new_empty((m, n), dtype=_E4M3), x.new_empty(sf_shape(m, n, gran_k), dtype=torch.float32)
+
+    return fake
+
+
+def _make_cast(name):
+    impl = getattr(utils, name)
+
+    def cast(x: Tensor, use_ue8m0: bool = False, gran_k: int = 128) -> Tuple[Tensor, Tensor]:
+        return impl(x, use_ue8m0, gran_k)
+
+    cast.__name__ = cast.__qualname__ = name
+    cast.__doc__ = f"hopgemm.utils.{name} as a torch op: x [m, n] -> (x_fp8, sf), new tensors."
+    return cast
+
+
+_SF_SHAPES = {
+    "per_token_cast_to_fp8": lambda m, n, g: (m, _ceil_div(n, g)),
+    "per_block_cast_to_fp8": lambda m, n, g: (_ceil_div(m, g), _ceil_div(n, g)),
+    "per_channel_cast_to_fp8": lambda m, n, g: (m // g, n),
+}
+for _name, _sf_shape in _SF_SHAPES.items():
+    _register(_name, _make_cast(_name), (), _cast_fake(_name, _sf_shape))
+
+
+# ---- Scale-factor layout: always a new tensor in the MN-major TMA-aligned layout -------------------------
+
+def mn_major_tma_aligned_strides(shape):
+    """Strides (elements) of FP32 scale factors [mn, k] / [G, mn, k] in the MN-major TMA-aligned layout, as
+    hopgemm.get_mn_major_tma_aligned_tensor returns them: (1, tma_mn) / (tma_mn * k, 1, tma_mn) with
+    tma_mn = get_tma_aligned_size(mn, 4). Works on SymInts (used by the fake implementation)."""
+    mn, k = shape[-2], shape[-1]
+    tma_mn = _ceil_div(mn, 4) * 4
+    return (tma_mn * k, 1, tma_mn) if len(shape) == 3 else (1, tma_mn)
+
+
+def _check_sf(sf):
+    op = "get_mn_major_tma_aligned_tensor"
+    if sf.dim() not in (2, 3):
+        raise ValueError(f"{op}: argument 'sf' must be [mn, sf_k] or [G, mn, sf_k], got shape {list(sf.shape)}")
+    if sf.dtype != torch.float32:
+        raise ValueError(f"{op}: argument 'sf' must be float32, got {sf.dtype}")
+
+
+def _mn_major_fake(sf):
+    _check_sf(sf)
+    return sf.new_empty_strided(sf.shape, mn_major_tma_aligned_strides(sf.shape), dtype=torch.float32)
+
+
+def get_mn_major_tma_aligned_tensor(sf: Tensor) -> Tensor:
+    """hopgemm.get_mn_major_tma_aligned_tensor as a torch op. Unlike the plain function, which returns `sf`
+    itself when it already has the layout, the op always returns a new tensor (a custom op's output may not
+    alias an input): a copy with the same strides in that case."""
+    _check_sf(sf)
+    if _C.is_mn_major_tma_aligned(sf):
+        out = torch.empty_strided(sf.shape, mn_major_tma_aligned_strides(sf.shape), dtype=sf.dtype,
+                                  device=sf.device)
+        out.copy_(sf)
+        return out
+    return _layout.get_mn_major_tma_aligned_tensor(sf)
+
+
+_register("get_mn_major_tma_aligned_tensor", get_mn_major_tma_aligned_tensor, (), _mn_major_fake)
+
+del _name, _sf_shape
+
+
+def namespace():
+    """torch.ops.hopgemm."""
+    return getattr(torch.ops, NAMESPACE)
+
+
+__all__ = ["OPS", "NAMESPACE", "namespace", "mn_major_tma_aligned_strides"]

@@ -1,0 +1,268 @@
+"""Registration of hopgemm's torch.library ops (hopgemm/_torch_ops.py) without a GPU.
+
+`import hopgemm` never imports torch; the ops are registered once both are imported, in either order. Most
+tests use a stand-in `torch` package written to a temporary directory (a real package, so the post-import
+hook runs through the normal import machinery) that records torch.library.custom_op calls; the last ones use
+the real torch where it is installed (CPU is enough: only schemas and fake implementations are exercised)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import requires_torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+GEMMS = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
+CASTS = ["per_token_cast_to_fp8", "per_block_cast_to_fp8", "per_channel_cast_to_fp8"]
+ALL_OPS = GEMMS + CASTS + ["get_mn_major_tma_aligned_tensor"]
+
+STAND_IN_INIT = '''
+"""Stand-in torch: dtypes, a shape-only Tensor, torch.ops and torch.library.custom_op (recording)."""
+import types
+
+
+class dtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+
+float8_e4m3fn, float32, bfloat16 = dtype("float8_e4m3fn"), dtype("float32"), dtype("bfloat16")
+
+
+class Tensor:
+    def __init__(self, shape, strides=None, dtype=float32):
+        self.shape, self.dtype = tuple(shape), dtype
+        if strides is None:
+            strides, stride = [0] * len(shape), 1
+            for d in range(len(shape) - 1, -1, -1):
+                strides[d], stride = stride, stride * max(shape[d], 1)
+        self._strides = tuple(strides)
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self):
+        return self._strides
+
+    def new_empty(self, shape, dtype=None):
+        return Tensor(shape, None, dtype or self.dtype)
+
+    def new_empty_strided(self, shape, strides, dtype=None):
+        return Tensor(shape, strides, dtype or self.dtype)
+
+
+ops = types.SimpleNamespace()
+from . import library  # noqa: E402
+'''
+
+STAND_IN_LIBRARY = '''
+import os
+import types
+
+import torch
+
+calls = []
+
+
+class CustomOpDef:
+    def __init__(self, name, fn, mutates_args):
+        self.name, self.fn, self.mutates_args, self.fake = name, fn, tuple(mutates_args), None
+
+    def register_fake(self, fn):
+        self.fake = fn
+        return fn
+
+
+def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None):
+    if os.environ.get("STAND_IN_TORCH_FAIL") == "1":
+        raise RuntimeError("stand-in registration failure")
+    namespace, opname = name.split("::")
+    op = CustomOpDef(name, fn, mutates_args)
+    calls.append(op)
+    setattr(torch.ops.__dict__.setdefault(namespace, types.SimpleNamespace()), opname, op)
+    return op
+'''
+
+
+@pytest.fixture
+def stand_in_torch(tmp_path):
+    pkg = tmp_path / "torch"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(STAND_IN_INIT)
+    (pkg / "library.py").write_text(STAND_IN_LIBRARY)
+    return str(tmp_path)
+
+
+def run_python(body, path_first=None, **env):
+    paths = [p for p in [path_first, HERE, os.environ.get("PYTHONPATH")] if p]
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), **env)
+    code = "import sys\nimport pytest\n" + textwrap.dedent(body)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_import_does_not_import_torch_or_the_ops_module():
+    run_python("""
+        import hopgemm
+        assert "torch" not in sys.modules, "import hopgemm imported torch"
+        assert "hopgemm._torch_ops" not in sys.modules
+        assert sum(type(f).__name__ == "_TorchImportHook" for f in sys.meta_path) == 1
+        import importlib; importlib.reload(hopgemm)  # no second hook
+        assert sum(type(f).__name__ == "_TorchImportHook" for f in sys.meta_path) == 1
+    """)
+
+
+@pytest.mark.parametrize("order", ["hopgemm_first", "torch_first", "probe_then_import"])
+def test_ops_registered_in_either_import_order(stand_in_torch, order):
+    run_python(f"""
+        order = {order!r}
+        if order == "torch_first":
+            import torch, hopgemm
+        else:
+            import hopgemm
+            if order == "probe_then_import":  # availability checks must not consume the hook
+                import importlib.util
+                assert importlib.util.find_spec("torch") is not None
+                assert "torch" not in sys.modules
+            import torch
+        assert torch.__file__.startswith({stand_in_torch!r}), torch.__file__
+        names = [op.name for op in torch.library.calls]
+        assert names == ["hopgemm::" + n for n in {ALL_OPS!r}], names
+        assert not any(type(f).__name__ == "_TorchImportHook" for f in sys.meta_path)
+        assert hopgemm.torch_ops is torch.ops.hopgemm and hopgemm.register_torch_ops() is torch.ops.hopgemm
+        assert len(torch.library.calls) == len(names), "registered twice"
+    """, stand_in_torch)
+
+
+def test_declared_signatures(stand_in_torch):
+    run_python(f"""
+        import inspect
+        import torch, hopgemm
+        ops = {{op.name.split("::")[1]: op for op in torch.library.calls}}
+        for name in {GEMMS!r}:
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == ["a", "sfa", "b", "sfb", "d", "c", "recipe"], sig
+            assert op.mutates_args == ("d",)
+            assert sig.parameters["c"].default is None and sig.parameters["recipe"].default is None
+            assert sig.return_annotation is None
+            assert op.fn.__name__ == name
+        for name in {CASTS!r}:
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == ["x", "use_ue8m0", "gran_k"], sig
+            assert sig.parameters["use_ue8m0"].default is False and sig.parameters["gran_k"].default == 128
+            assert op.mutates_args == ()
+        op = ops["get_mn_major_tma_aligned_tensor"]
+        assert list(inspect.signature(op.fn).parameters) == ["sf"] and op.mutates_args == ()
+        assert all(op.fake is not None for op in ops.values())
+    """, stand_in_torch)
+
+
+def test_fake_implementations(stand_in_torch):
+    run_python("""
+        import torch, hopgemm
+        from hopgemm import _C
+        ops = {op.name.split("::")[1]: op for op in torch.library.calls}
+        T = torch.Tensor
+
+        # GEMMs allocate nothing.
+        assert ops["fp8_gemm_nt"].fake(T((4, 128)), T((4, 1)), T((8, 128)), T((1, 1)), T((4, 8))) is None
+
+        # Quantisers: shapes, dtypes, contiguous.
+        x = T((65, 300), dtype=torch.bfloat16)
+        for name, sf_shape in [("per_token_cast_to_fp8", (65, 3)), ("per_block_cast_to_fp8", (1, 3))]:
+            q, sf = ops[name].fake(x, False, 128)
+            assert (q.shape, q.dtype, q.stride()) == ((65, 300), torch.float8_e4m3fn, (300, 1)), name
+            assert (sf.shape, sf.dtype) == (sf_shape, torch.float32), (name, sf.shape)
+        q, sf = ops["per_token_cast_to_fp8"].fake(x, False, 64)
+        assert sf.shape == (65, 5)
+        q, sf = ops["per_channel_cast_to_fp8"].fake(T((256, 300), dtype=torch.bfloat16), True, 128)
+        assert q.shape == (256, 300) and sf.shape == (2, 300)
+        with pytest.raises(ValueError, match="multiple of gran_k"):
+            ops["per_channel_cast_to_fp8"].fake(x, False, 128)
+        with pytest.raises(ValueError, match="2-D"):
+            ops["per_token_cast_to_fp8"].fake(T((2, 3, 4)), False, 128)
+        with pytest.raises(ValueError, match="positive"):
+            ops["per_block_cast_to_fp8"].fake(x, False, 0)
+
+        # MN-major TMA-aligned strides: the same as the C++ library's for every shape.
+        fake = ops["get_mn_major_tma_aligned_tensor"].fake
+        for shape in [(1, 1), (3, 7), (4, 56), (129, 4), (4097, 57), (0, 3), (5, 0), (2, 65, 7), (3, 4, 1)]:
+            out = fake(T(shape))
+            assert out.shape == shape and out.dtype == torch.float32
+            assert out.stride() == _C.mn_major_tma_aligned_strides(list(shape), 4), (shape, out.stride())
+        with pytest.raises(ValueError, match="sf_k"):
+            fake(T((5,)))
+        with pytest.raises(ValueError, match="float32"):
+            fake(T((4, 4), dtype=torch.bfloat16))
+    """, stand_in_torch)
+
+
+def test_registration_failure_warns_and_import_still_works(stand_in_torch):
+    run_python("""
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import torch, hopgemm
+        assert any("torch.ops.hopgemm not registered" in str(w.message) for w in caught), caught
+        assert hopgemm.get_tma_aligned_size(5, 4) == 8
+        with pytest.raises(RuntimeError, match="stand-in registration failure"):
+            hopgemm.register_torch_ops()
+    """, stand_in_torch, STAND_IN_TORCH_FAIL="1")
+
+
+def test_a_torch_without_torch_library_is_left_alone():
+    # tests/python/fake_torch.py (no torch.library): no registration attempt, no warning.
+    run_python("""
+        import warnings
+        import fake_torch
+        fake_torch.install()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            import hopgemm
+        assert "hopgemm._torch_ops" not in sys.modules
+    """)
+
+
+@requires_torch
+@pytest.mark.parametrize("order", ["torch_first", "hopgemm_first"])
+def test_real_torch_schemas_and_fake_shapes(order):
+    run_python(f"""
+        if {order!r} == "torch_first":
+            import torch, hopgemm
+        else:
+            import hopgemm, torch
+        if not hasattr(torch.library, "custom_op"):
+            pytest.skip("torch < 2.4")
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        ops = torch.ops.hopgemm
+        schema = str(ops.fp8_gemm_nt.default._schema)
+        assert "Tensor(a" in schema and "!) d" in schema and schema.endswith("-> ()"), schema
+        assert "Tensor? c=None" in schema and "[]? recipe=None" in schema, schema
+        for name in {GEMMS[1:]!r}:
+            assert str(getattr(ops, name).default._schema).split("(", 1)[1] == schema.split("(", 1)[1]
+        schema = str(ops.per_token_cast_to_fp8.default._schema)
+        assert "bool use_ue8m0=False" in schema and "gran_k=128" in schema and "-> (Tensor, Tensor)" in schema
+        with FakeTensorMode():
+            x = torch.empty(65, 300, dtype=torch.bfloat16)
+            q, sf = ops.per_token_cast_to_fp8(x)
+            assert q.dtype == torch.float8_e4m3fn and q.shape == (65, 300) and sf.shape == (65, 3)
+            q, sf = ops.per_block_cast_to_fp8(x, True, 128)
+            assert sf.shape == (1, 3) and sf.dtype == torch.float32
+            out = ops.get_mn_major_tma_aligned_tensor(torch.empty(129, 4))
+            assert out.shape == (129, 4) and out.stride() == (1, 132)
+            out = ops.get_mn_major_tma_aligned_tensor(torch.empty(3, 65, 7))
+            assert out.stride() == (68 * 7, 1, 68)
+            a, b = torch.empty(128, 512, dtype=torch.float8_e4m3fn), torch.empty(256, 512, dtype=torch.float8_e4m3fn)
+            d = torch.empty(128, 256, dtype=torch.bfloat16)
+            assert ops.fp8_gemm_nt(a, torch.empty(128, 4), b, torch.empty(2, 4), d) is None
+    """)
