@@ -35,13 +35,14 @@ struct GemmOptions {
 // D = C + A @ B^T with A [M, K], B [N, K] K-major. `c` may be null.
 void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream);
-// A [M, K] K-major, B given as [K, N] (its transpose is K-major).
+// The letters name A's and B's layouts against A [M, K], B [K, N] (DeepGEMM's convention): n = as is,
+// t = transposed. nn: A [M, K], B given as [K, N] (its transpose must be K-major).
 void fp8_gemm_nn(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream);
-// A given as [K, M], B as [N, K].
+// tn: A given as [K, M], B as [K, N] (both transposes must be K-major).
 void fp8_gemm_tn(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream);
-// A given as [K, M], B as [K, N].
+// tt: A given as [K, M] (its transpose must be K-major), B as [N, K].
 void fp8_gemm_tt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream);
 

@@ -74,8 +74,8 @@ void bind_gemm(nb::module_& m) {
       "written in place. recipe (1, 128, 128): sfa per 1x128, sfb per 128x128, d BF16; (1, 1, 128): both per "
       "1x128, d FP32 with c (aliasing d to accumulate).");
   def_fp8_gemm<&fp8_gemm_nn>(m, "fp8_gemm_nn", "nk", "fp8_gemm_nt with B given as [K, N].");
-  def_fp8_gemm<&fp8_gemm_tn>(m, "fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M].");
-  def_fp8_gemm<&fp8_gemm_tt>(m, "fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N].");
+  def_fp8_gemm<&fp8_gemm_tn>(m, "fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N].");
+  def_fp8_gemm<&fp8_gemm_tt>(m, "fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M].");
 }
 
 }  // namespace hopgemm::python

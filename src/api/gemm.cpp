@@ -290,12 +290,12 @@ void fp8_gemm_nn(const TensorView& a, const TensorView& sfa, const TensorView& b
 
 void fp8_gemm_tn(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
-  run_fp8_gemm("fp8_gemm_tn", transposed(a), transposed(sfa), b, sfb, d, c, options, stream);
+  run_fp8_gemm("fp8_gemm_tn", transposed(a), transposed(sfa), transposed(b), transposed(sfb), d, c, options, stream);
 }
 
 void fp8_gemm_tt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
-  run_fp8_gemm("fp8_gemm_tt", transposed(a), transposed(sfa), transposed(b), transposed(sfb), d, c, options, stream);
+  run_fp8_gemm("fp8_gemm_tt", transposed(a), transposed(sfa), b, sfb, d, c, options, stream);
 }
 
 }  // namespace hopgemm

@@ -146,8 +146,8 @@ def test_layout_aliases_match_nt():
     hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d_nt)
     for name, a_arg, b_arg in [
         ("nn", (a8, sfa), (b8.T, sfb.T)),
-        ("tn", (a8.T, sfa.T), (b8, sfb)),
-        ("tt", (a8.T, sfa.T), (b8.T, sfb.T)),
+        ("tn", (a8.T, sfa.T), (b8.T, sfb.T)),  # DeepGEMM: n/t describe A against [M, K], B against [K, N]
+        ("tt", (a8.T, sfa.T), (b8, sfb)),
     ]:
         d = poisoned(m, n, torch.bfloat16)
         getattr(hopgemm, f"fp8_gemm_{name}")(a_arg, b_arg, d)
