@@ -32,6 +32,16 @@ std::vector<SuiteGemm> deepseek_v3() {
   return gemms;
 }
 
+// DeepGEMM PR #95's dense weight-gradient shapes (reference §7.5): 1D1D, FP32 D += A B^T.
+std::vector<SuiteGemm> wgrad_pr95() {
+  constexpr int64_t kMNK[][3] = {{7168, 2112, 4096}, {1536, 24576, 4096}, {512, 32768, 4096},
+                                 {16384, 7168, 4096}, {7168, 4096, 4096}, {2048, 7168, 4096},
+                                 {7168, 2112, 8192}, {1536, 24576, 8192}, {512, 32768, 8192}};
+  std::vector<SuiteGemm> gemms;
+  for (const auto& s : kMNK) gemms.push_back({GemmRole::kWgrad, s[0], s[1], s[2]});
+  return gemms;
+}
+
 }  // namespace
 
 const char* gemm_role_name(GemmRole role) {
@@ -43,11 +53,13 @@ const char* gemm_role_name(GemmRole role) {
   return "?";
 }
 
-std::vector<std::string> suite_names() { return {"deepseek-v3"}; }
+std::vector<std::string> suite_names() { return {"deepseek-v3", "wgrad-pr95"}; }
 
 const std::vector<SuiteGemm>& suite_gemms(const std::string& suite) {
   static const std::vector<SuiteGemm> v3 = deepseek_v3();
+  static const std::vector<SuiteGemm> pr95 = wgrad_pr95();
   if (suite == "deepseek-v3") return v3;
+  if (suite == "wgrad-pr95") return pr95;
   std::string known;
   for (const auto& name : suite_names()) known += (known.empty() ? "" : ", ") + name;
   throw Error(ErrorKind::kInvalidArgument, "unknown suite '" + suite + "' (known: " + known + ")");

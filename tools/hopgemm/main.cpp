@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "                               compile every kernel a suite needs (no GPU needed)\n"
     "  cache ls | verify | clear    inspect or empty the JIT disk cache\n"
     "\n"
-    "suites: deepseek-v3 (default)\n";
+    "suites: deepseek-v3 (default), wgrad-pr95 (DeepGEMM PR #95 weight-gradient shapes)\n";
 
 }  // namespace
 
