@@ -76,5 +76,43 @@ TEST(Heuristics, MaxStagesFillsSharedMemory) {
   EXPECT_TRUE(stages == 16 || device::smem_bytes(c) > device::kSm90SmemCapacity);
 }
 
+
+// Golden choices: a change to the model or the tuning table that moves one of these must update this table
+// on purpose (with the measurement that justifies it). Problem {m, n, k, recipe, out_dtype, accumulate,
+// sfa_k_major} -> {block_m, block_n, num_stages, cluster_m, cluster_n}, 132 SMs.
+TEST(Heuristics, GoldenChoices) {
+  struct Golden {
+    int64_t problem[7];
+    int config[5];
+  };
+  const Golden goldens[] = {
+      {{1, 2112, 7168, 0, 0, 0, 1}, {64, 32, 16, 1, 1}},
+      {{64, 7168, 16384, 0, 0, 0, 0}, {64, 64, 13, 1, 1}},
+      {{128, 7168, 2048, 0, 0, 0, 1}, {128, 80, 7, 1, 1}},
+      {{4096, 7168, 16384, 0, 0, 0, 0}, {256, 128, 3, 1, 2}},
+      {{4096, 7168, 16384, 0, 0, 0, 1}, {256, 128, 3, 1, 2}},
+      {{4096, 2112, 7168, 0, 0, 0, 0}, {128, 192, 4, 2, 1}},
+      {{8192, 8192, 8192, 0, 0, 0, 0}, {256, 128, 3, 1, 2}},
+      {{4096, 1536, 24576, 0, 0, 0, 0}, {128, 128, 5, 1, 2}},
+      {{4096, 7168, 4096, 1, 1, 1, 0}, {256, 80, 3, 1, 2}},
+      {{7168, 2112, 4096, 1, 1, 1, 1}, {128, 160, 3, 2, 1}},
+      {{33, 576, 144, 0, 0, 0, 1}, {64, 16, 16, 1, 1}},
+      {{4095, 7176, 7296, 0, 0, 0, 1}, {256, 128, 3, 1, 2}},
+  };
+  for (const auto& g : goldens) {
+    Fp8GemmProblem p = problem(g.problem[0], g.problem[1], g.problem[2], g.problem[3] == device::kRecipe1D1D);
+    p.out_dtype = static_cast<int32_t>(g.problem[4]);
+    p.accumulate = static_cast<int32_t>(g.problem[5]);
+    p.sfa_k_major = static_cast<int32_t>(g.problem[6]);
+    const auto c = heuristics::choose_fp8_gemm_config(p).config;
+    SCOPED_TRACE(heuristics::describe(p));
+    EXPECT_EQ(c.block_m, g.config[0]);
+    EXPECT_EQ(c.block_n, g.config[1]);
+    EXPECT_EQ(c.num_stages, g.config[2]);
+    EXPECT_EQ(c.cluster_m, g.config[3]);
+    EXPECT_EQ(c.cluster_n, g.config[4]);
+  }
+}
+
 }  // namespace
 }  // namespace hopgemm
