@@ -28,18 +28,22 @@ jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms) {
   std::vector<jit::KernelSource> sources;
   for (const auto& g : gemms) {
-    heuristics::Fp8GemmProblem p;
-    p.m = g.m;
-    p.n = g.n;
-    p.k = g.k;
-    p.num_sms = num_sms;
-    if (g.role == GemmRole::kWgrad) {  // weight gradients: 1D1D, FP32 accumulate
-      p.recipe = device::kRecipe1D1D;
-      p.out_dtype = device::kOutFp32;
-      p.accumulate = 1;
+    // Both A-scale layouts callers pass: row-major (as quantised) and MN-major TMA-aligned.
+    for (int sfa_k_major : {1, 0}) {
+      heuristics::Fp8GemmProblem p;
+      p.m = g.m;
+      p.n = g.n;
+      p.k = g.k;
+      p.num_sms = num_sms;
+      p.sfa_k_major = sfa_k_major;
+      if (g.role == GemmRole::kWgrad) {  // weight gradients: 1D1D, FP32 accumulate
+        p.recipe = device::kRecipe1D1D;
+        p.out_dtype = device::kOutFp32;
+        p.accumulate = 1;
+      }
+      const auto choice = heuristics::choose_fp8_gemm_config(p);
+      if (choice.num_tiles > 0) sources.push_back(render_sm90_fp8_gemm(choice.config));
     }
-    const auto choice = heuristics::choose_fp8_gemm_config(p);
-    if (choice.num_tiles > 0) sources.push_back(render_sm90_fp8_gemm(choice.config));
   }
   return sources;
 }
