@@ -31,6 +31,9 @@
 // optionally CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (the kernel calls griddepcontrol.wait
 // before touching global memory). Accumulation: the kernel reduce-adds into D; when C is distinct from D
 // the host copies C into D first. M >= 1 (return early on M == 0), N % 8 == 0 (BF16 D) / % 4 (FP32 D), K % 16 == 0.
+// num_sms must not exceed the CTAs that can be co-resident (with clusters: 2 x cuOccupancyMaxActiveClusters),
+// else the persistent grid runs in two waves. Launch through the driver from a cubin (NVRTC or nvcc -cubin):
+// nvcc cannot emit host launch stubs for a kernel templated on a class-type NTTP.
 // ---------------------------------------------------------------------------------------------
 
 #include "hopgemm/device/common.cuh"
@@ -104,8 +107,17 @@ inline constexpr int kSm90SmemCapacity = 232448;  // 227 KiB per block on H100/H
 
 HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const int mma_n_multiple = c.recipe == kRecipe1D2D ? 16 : 8;
+  // 1D2D: a tile may straddle at most two 128-column B-scale blocks: its worst offset inside a block is
+  // 128 - gcd(block_n, 128), so block_n <= 128 or 144, 160, 192, 256.
+  int g = 128, r = c.block_n;
+  while (r != 0) {
+    const int t = g % r;
+    g = r;
+    r = t;
+  }
+  const bool straddle_ok = c.recipe != kRecipe1D2D || c.block_n + 128 - g <= 256;
   const bool tile_ok = (c.block_m == 64 || c.block_m == 128 || c.block_m == 256) && c.block_n >= 8 &&
-                       c.block_n <= 256 && c.block_n % mma_n_multiple == 0;
+                       c.block_n <= 256 && c.block_n % mma_n_multiple == 0 && straddle_ok;
   // Registers per consumer thread: block_n / 2 tensor-core accumulators plus waves x block_n / 2
   // promoted ones (a wave = 64 rows of the warpgroup); kept <= 192 so ~232 registers suffice.
   const int waves = c.block_m / num_math_wgs(c) / 64;
