@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -209,6 +210,11 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
   geometry.block_x = device::num_threads(cfg);
   geometry.smem_bytes = device::smem_bytes(cfg);
   geometry.cluster_x = device::cluster_size(cfg);
+  if (geometry.cluster_x > 1) {
+    // A persistent grid must be co-resident: with clusters, GPC boundaries may leave fewer slots than SMs.
+    const unsigned resident = kernel.max_active_clusters(a.device, geometry) * geometry.cluster_x;
+    geometry.grid_x = std::min(geometry.grid_x, resident);
+  }
   jit::launch(kernel, geometry, &params, stream);
 }
 

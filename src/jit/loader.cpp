@@ -1,8 +1,11 @@
+#include <algorithm>
 // Loading cubins and launching kernels through the driver API (entry points from runtime::driver()).
 #include "jit/loader.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include <algorithm>
 
 #include <string>
 
@@ -56,6 +59,38 @@ void LoadedKernel::ensure_smem_limit(int device, int bytes) const {
                         "cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   while (current < bytes && !limit.compare_exchange_weak(current, bytes, std::memory_order_acq_rel)) {
   }
+}
+
+int LoadedKernel::max_active_clusters(int device, const LaunchGeometry& geometry) const {
+  if (device < 0 || device >= kMaxDevices) {
+    throw Error(ErrorKind::kInvalidArgument, "max_active_clusters: device index " + std::to_string(device) +
+                                                 " out of range [0, " + std::to_string(kMaxDevices) + ")");
+  }
+  std::atomic<int>& cached = max_active_clusters_[device];
+  if (const int known = cached.load(std::memory_order_acquire); known > 0) return known;
+  ensure_smem_limit(device, geometry.smem_bytes);
+  CUlaunchAttribute cluster;
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim.x = geometry.cluster_x;
+  cluster.value.clusterDim.y = 1;
+  cluster.value.clusterDim.z = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = geometry.grid_x;
+  config.gridDimY = geometry.grid_y;
+  config.gridDimZ = geometry.grid_z;
+  config.blockDimX = geometry.block_x;
+  config.blockDimY = geometry.block_y;
+  config.blockDimZ = geometry.block_z;
+  config.sharedMemBytes = static_cast<unsigned>(geometry.smem_bytes);
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  int clusters = 0;
+  runtime::check_driver(runtime::driver("max_active_clusters")
+                            .cuOccupancyMaxActiveClusters(&clusters, reinterpret_cast<CUfunction>(kernel_), &config),
+                        "cuOccupancyMaxActiveClusters");
+  clusters = std::max(clusters, 1);
+  cached.store(clusters, std::memory_order_release);
+  return clusters;
 }
 
 void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, const void* params, cudaStream_t stream) {

@@ -11,6 +11,13 @@
 
 namespace hopgemm::jit {
 
+struct LaunchGeometry {
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block_x = 1, block_y = 1, block_z = 1;
+  int smem_bytes = 0;     // dynamic shared memory
+  unsigned cluster_x = 1; // thread-block cluster along x (1 = none)
+};
+
 class LoadedKernel {
  public:
   // Loads `compiled` (throws Error(kCuda) / Error(kJit)).
@@ -24,6 +31,10 @@ class LoadedKernel {
   const ResourceUsage& resources() const { return resources_; }
   // Raises the kernel's dynamic shared-memory limit on `device` to `bytes` once (idempotent, cheap).
   void ensure_smem_limit(int device, int bytes) const;
+  // How many clusters of `geometry` can be resident at once on `device` (cuOccupancyMaxActiveClusters),
+  // computed once per device: a persistent grid larger than that would run its last clusters as a second
+  // wave. Only for geometries with cluster_x > 1.
+  int max_active_clusters(int device, const LaunchGeometry& geometry) const;
 
  private:
   CUlibrary library_ = nullptr;
@@ -31,13 +42,7 @@ class LoadedKernel {
   std::string entry_;
   ResourceUsage resources_;
   mutable std::atomic<int> smem_limit_[64] = {};
-};
-
-struct LaunchGeometry {
-  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
-  unsigned block_x = 1, block_y = 1, block_z = 1;
-  int smem_bytes = 0;     // dynamic shared memory
-  unsigned cluster_x = 1; // thread-block cluster along x (1 = none)
+  mutable std::atomic<int> max_active_clusters_[64] = {};
 };
 
 // Launches `kernel` on `stream` with one by-value parameter struct `params` (the kernels' single

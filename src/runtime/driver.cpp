@@ -43,6 +43,7 @@ Resolved resolve_all() {
   need("cuTensorMapEncodeTiled", r.api.cuTensorMapEncodeTiled);
   need("cuCtxGetDevice", r.api.cuCtxGetDevice);
   need("cuStreamGetCtx", r.api.cuStreamGetCtx);
+  need("cuOccupancyMaxActiveClusters", r.api.cuOccupancyMaxActiveClusters);
   return r;
 }
 

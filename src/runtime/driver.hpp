@@ -16,6 +16,7 @@ struct DriverApi {
   decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
   decltype(&::cuCtxGetDevice) cuCtxGetDevice = nullptr;
   decltype(&::cuStreamGetCtx) cuStreamGetCtx = nullptr;
+  decltype(&::cuOccupancyMaxActiveClusters) cuOccupancyMaxActiveClusters = nullptr;
 };
 
 // The driver entry points, resolved once. Throws Error(kCuda) naming `what` if no driver is present.
