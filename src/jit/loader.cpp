@@ -1,4 +1,3 @@
-#include <algorithm>
 // Loading cubins and launching kernels through the driver API (entry points from runtime::driver()).
 #include "jit/loader.hpp"
 
@@ -6,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-
 #include <string>
 
 #include "hopgemm/error.hpp"
