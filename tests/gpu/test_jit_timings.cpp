@@ -2,6 +2,7 @@
 // Cold compile times need no GPU (they run here too); the host cost needs one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,21 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Host time per call: batches of 200 calls (well under the driver's launch-queue depth, so the host is
+// timed and not the GPU), the best of 5 batches (least disturbed by other processes).
+template <typename Call>
+double best_host_us_per_call(Call call, cudaStream_t stream) {
+  constexpr int kCalls = 200, kBatches = 5;
+  double best = 1e30;
+  for (int batch = 0; batch < kBatches; ++batch) {
+    const auto start = Clock::now();
+    for (int i = 0; i < kCalls; ++i) call();
+    best = std::min(best, seconds_since(start) / kCalls * 1e6);
+    if (cudaStreamSynchronize(stream) != cudaSuccess) return 1e30;
+  }
+  return best;
+}
 
 class ScopedCacheDir {
  public:
@@ -80,11 +96,7 @@ TEST(JitTimings, WarmHostCostPerCall) {
   const double first_call = seconds_since(first);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
 
-  constexpr int kCalls = 500;
-  const auto start = Clock::now();
-  for (int i = 0; i < kCalls; ++i) per_token_cast_to_fp8(xv, qv, sv, false, 128, stream);
-  const double per_call_us = seconds_since(start) / kCalls * 1e6;
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  const double per_call_us = best_host_us_per_call([&] { per_token_cast_to_fp8(xv, qv, sv, false, 128, stream); }, stream);
   cudaStreamDestroy(stream);
   testing::record_result("{\"metric\": \"host_cost\", \"api\": \"C++\", \"op\": \"per_token_cast_to_fp8\", "
                          "\"first_call_s\": " + std::to_string(first_call) +
@@ -112,11 +124,8 @@ TEST(JitTimings, WarmHostCostPerGemmCall) {
   fp8_gemm_nt(av, sfav, bv, sfbv, dv, nullptr, options, stream);
   const double first_call = seconds_since(first);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  constexpr int kCalls = 500;
-  const auto start = Clock::now();
-  for (int i = 0; i < kCalls; ++i) fp8_gemm_nt(av, sfav, bv, sfbv, dv, nullptr, options, stream);
-  const double per_call_us = seconds_since(start) / kCalls * 1e6;
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  const double per_call_us =
+      best_host_us_per_call([&] { fp8_gemm_nt(av, sfav, bv, sfbv, dv, nullptr, options, stream); }, stream);
   cudaStreamDestroy(stream);
   testing::record_result("{\"metric\": \"host_cost\", \"api\": \"C++\", \"op\": \"fp8_gemm_nt\", "
                          "\"first_call_s\": " + std::to_string(first_call) +
