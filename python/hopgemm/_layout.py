@@ -94,29 +94,6 @@ def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa
     else:
         raise ValueError(f"{op}: recipe must be (gran_m, gran_n, gran_k) or (gran_mn, gran_k), got {recipe}")
 
-    info = _C._describe(sf)
-    if info["device"] < 0:
-        _C._check_tensor(sf, "sf")
-    shape, strides = info["shape"], info["strides"]
-    expected = (_ceil_div(mn, gran_mn), _ceil_div(k, gran_k))
-    if num_groups is not None:
-        expected = (num_groups,) + expected
-    if info["dtype"] != "float32":
-        raise NotImplementedError(f"{op}: SM90 kernels take float32 scale factors, got {info['dtype']}")
-    if tuple(shape) != expected:
-        raise ValueError(f"{op}: argument 'sf' has shape {list(shape)}; mn={mn}, k={k}, gran=({gran_mn}, "
-                         f"{gran_k}), num_groups={num_groups} require {list(expected)}")
-
-    if (gran_mn, gran_k) == (1, 128):
-        return get_mn_major_tma_aligned_tensor(sf)
-    if (gran_mn, gran_k) == (128, 128):
-        rows, cols = shape[-2], shape[-1]
-        group_ok = len(shape) == 2 or strides[0] == rows * cols or shape[0] == 1
-        k_major = (strides[-1] == 1 or cols == 1) and (strides[-2] == cols or rows == 1)
-        mn_major = (strides[-2] == 1 or rows == 1) and (strides[-1] == rows or cols == 1)
-        if group_ok and (k_major or mn_major):
-            return sf
-        raise ValueError(f"{op}: 128x128 block scale factors must be contiguous, K-major or MN-major; got shape "
-                         f"{list(shape)} with strides {list(strides)}")
-    raise NotImplementedError(f"{op}: unknown SF transformation for granularity ({gran_mn}, {gran_k}) on SM90; "
-                              f"supported: (1, 128) and (128, 128)")
+    needs_relayout = _C.plan_transform_sf_into_required_layout(
+        sf, mn, k, gran_mn, gran_k, -1 if num_groups is None else num_groups)
+    return get_mn_major_tma_aligned_tensor(sf) if needs_relayout else sf

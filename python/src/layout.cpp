@@ -38,6 +38,15 @@ void bind_layout(nb::module_& m) {
     return nb::tuple(out);
   }, "shape"_a, "element_size"_a, "Strides (elements) of the MN-major TMA-aligned layout of `shape`.");
 
+  m.def("plan_transform_sf_into_required_layout",
+        [](nb::handle sf, int64_t mn, int64_t k, int gran_mn, int gran_k, int num_groups) {
+    CallContext ctx;
+    return plan_transform_sf_into_required_layout(tensor_arg(sf, "sf", ctx), mn, k, gran_mn, gran_k, num_groups) ==
+           SfTransform::kMnMajorTmaAligned;
+  }, "sf"_a, "mn"_a, "k"_a, "gran_mn"_a, "gran_k"_a, "num_groups"_a = -1,
+        "Validates sf for transform_sf_into_required_layout (DeepGEMM's check_sf_layout); True if it must be "
+        "re-laid out MN-major TMA-aligned, False if it is used as it is.");
+
   m.def("get_mn_major_tma_aligned_tensor", [](nb::handle sf, nb::handle out, nb::handle stream) {
     CallContext ctx;
     const TensorView s = tensor_arg(sf, "sf", ctx), o = tensor_arg(out, "out", ctx);
