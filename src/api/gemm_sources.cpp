@@ -19,6 +19,9 @@ jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
                                  .field("num_sms", c.num_sms)
                                  .field("raster_band", c.raster_band)
                                  .field("promote_overlap", c.promote_overlap)
+                                 .field("wg_order", c.wg_order)
+                                 .field("d_passes", c.d_passes)
+                                 .field("d_in_stage", c.d_in_stage)
                                  .field("shape_n", c.shape_n)
                                  .field("shape_k", c.shape_k)
                                  .str();

@@ -97,6 +97,16 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         // latency dominates (64-row tiles, 1D1D) and -7% on clustered 128x128: docs/notes/fp8_gemm_kernel.md.
         c.promote_overlap = (block_m == 64 || p.recipe == device::kRecipe1D1D) && block_m <= 128 && block_n <= 128;
         c.num_stages = max_stages(c);
+        // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
+        // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two
+        // exposed store waits per tile cost 2%, hence the K threshold).
+        if (block_m == 256 && p.k >= 8192) {
+          Sm90Fp8GemmConfig staged = c;
+          staged.d_in_stage = 1;
+          staged.d_passes = block_n * (p.out_dtype == device::kOutFp32 ? 4 : 2) / 128;
+          staged.num_stages = max_stages(staged);
+          if (staged.d_passes >= 1 && staged.num_stages > c.num_stages && device::is_valid(staged)) c = staged;
+        }
         // Pipelines shallower than 3 stages cannot keep TMA ahead of the tensor cores.
         if (c.num_stages < 3 || !device::is_valid(c)) continue;
         // 1D2D reads at most two 128-column B-scale blocks per tile: the tile starting at the worst offset

@@ -123,9 +123,11 @@ static std::string config_literal(const Sm90Fp8GemmConfig& c) {
   std::snprintf(buf, sizeof(buf),
                 "hopgemm::device::Sm90Fp8GemmConfig{.block_m = %d, .block_n = %d, .num_stages = %d, .cluster_m = %d, "
                 ".cluster_n = %d, .recipe = %d, .out_dtype = %d, .accumulate = %d, .sfa_k_major = %d, "
-                ".sfb_k_major = %d, .num_sms = %d, .raster_band = %d, .promote_overlap = %d, .shape_n = %d, .shape_k = %d}",
+                ".sfb_k_major = %d, .num_sms = %d, .raster_band = %d, .promote_overlap = %d, .wg_order = %d, "
+                ".d_passes = %d, .d_in_stage = %d, .shape_n = %d, .shape_k = %d}",
                 c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.recipe, c.out_dtype, c.accumulate,
-                c.sfa_k_major, c.sfb_k_major, c.num_sms, c.raster_band, c.promote_overlap, c.shape_n, c.shape_k);
+                c.sfa_k_major, c.sfb_k_major, c.num_sms, c.raster_band, c.promote_overlap, c.wg_order, c.d_passes,
+                c.d_in_stage, c.shape_n, c.shape_k);
   return buf;
 }
 
@@ -484,6 +486,20 @@ constexpr Sm90Fp8GemmConfig kC1D1DAcc{.block_m = 128, .block_n = 128, .num_stage
                                       .out_dtype = hd::kOutFp32, .accumulate = 1, .sfb_k_major = 0};
 constexpr Sm90Fp8GemmConfig kC1D1DRowBf16{.block_m = 64, .block_n = 120, .num_stages = 8, .cluster_n = 2,
                                           .recipe = hd::kRecipe1D1D, .sfa_k_major = 1, .sfb_k_major = 1};
+// v5: turn-taking math warpgroups (wg_order), D staged in the last pipeline stage (4 stages for 256x128).
+constexpr Sm90Fp8GemmConfig kC256x128A2W{.block_m = 256, .block_n = 128, .num_stages = 3, .cluster_n = 2, .raster_band = 8,
+                                         .wg_order = 1};
+constexpr Sm90Fp8GemmConfig kC256x128A2S4{.block_m = 256, .block_n = 128, .num_stages = 4, .cluster_n = 2, .raster_band = 8,
+                                          .d_passes = 2, .d_in_stage = 1};
+constexpr Sm90Fp8GemmConfig kC256x128A2S4W{.block_m = 256, .block_n = 128, .num_stages = 4, .cluster_n = 2,
+                                           .raster_band = 8, .wg_order = 1, .d_passes = 2, .d_in_stage = 1};
+constexpr Sm90Fp8GemmConfig kC256x128A2S4WB16{.block_m = 256, .block_n = 128, .num_stages = 4, .cluster_n = 2,
+                                              .raster_band = 16, .wg_order = 1, .d_passes = 2, .d_in_stage = 1};
+constexpr Sm90Fp8GemmConfig kC128x192B2W{.block_m = 128, .block_n = 192, .num_stages = 4, .cluster_m = 2, .wg_order = 1};
+constexpr Sm90Fp8GemmConfig kC128x128A2W{.block_m = 128, .block_n = 128, .num_stages = 5, .cluster_n = 2, .wg_order = 1};
+constexpr Sm90Fp8GemmConfig kC1D1DAccS{.block_m = 128, .block_n = 128, .num_stages = 5, .recipe = hd::kRecipe1D1D,
+                                       .out_dtype = hd::kOutFp32, .accumulate = 1, .sfb_k_major = 0, .wg_order = 1,
+                                       .d_passes = 4, .d_in_stage = 1};
 constexpr Sm90Fp8GemmConfig kC1D2DFp32{.block_m = 128, .block_n = 96, .num_stages = 5, .out_dtype = hd::kOutFp32};
 
 static int g_failures = 0;
@@ -545,7 +561,12 @@ int main(int argc, char** argv) {
       CHECK_CASE(kC1D1DAccO, Problem{s.m, s.n, s.k, false});
       CHECK_CASE(kC64x112B2O, s);
       CHECK_CASE(kC64x16A2O, s);
+      CHECK_CASE(kC256x128A2S4W, s);
+      CHECK_CASE(kC256x128A2S4, s);
+      CHECK_CASE(kC128x192B2W, s);
+      CHECK_CASE(kC1D1DAccS, Problem{s.m, s.n, s.k, false});
     }
+    CHECK_CASE(kC256x128A2S4W, 4096, 7168, 16384);
     CHECK_CASE(kC256x128A2, 4096, 7168, 16384);
     CHECK_CASE(kC128x128A2, 8192, 8192, 8192);
   }
@@ -567,6 +588,21 @@ int main(int argc, char** argv) {
     PERF_CASE(kC64x16A2O, 64, 2112, 7168);
     PERF_CASE(kC1D1DAcc, 4096, 7168, 4096);
     PERF_CASE(kC1D1DAccO, 4096, 7168, 4096);
+    PERF_CASE(kC256x128A2W, 4096, 7168, 16384);
+    PERF_CASE(kC256x128A2S4, 4096, 7168, 16384);
+    PERF_CASE(kC256x128A2S4W, 4096, 7168, 16384);
+    PERF_CASE(kC256x128A2S4WB16, 4096, 7168, 16384);
+    PERF_CASE(kC256x128A2W, 8192, 8192, 8192);
+    PERF_CASE(kC256x128A2S4, 8192, 8192, 8192);
+    PERF_CASE(kC256x128A2S4W, 8192, 8192, 8192);
+    PERF_CASE(kC128x192B2W, 8192, 8192, 8192);
+    PERF_CASE(kC128x192B2W, 4096, 2112, 7168);
+    PERF_CASE(kC128x128A2W, 4096, 2112, 7168);
+    PERF_CASE(kC256x128A2W, 4096, 24576, 1536);
+    PERF_CASE(kC256x128A2S4, 4096, 24576, 1536);
+    PERF_CASE(kC256x128A2S4W, 4096, 24576, 1536);
+    PERF_CASE(kC128x128A2W, 4096, 7168, 16384);
+    PERF_CASE(kC1D1DAccS, 4096, 7168, 4096);
   }
   std::printf("failures: %d\n", g_failures);
   return g_failures ? 1 : 0;

@@ -11,6 +11,7 @@
 #include "hopgemm/device/mma/sm90_fp8_promote.cuh"
 #include "hopgemm/device/mma/sm90_smem_desc.cuh"
 #include "hopgemm/device/pipeline/sm90_stage_ring.cuh"
+#include "hopgemm/device/ptx/barrier.cuh"
 #include "hopgemm/device/ptx/cluster.cuh"
 #include "hopgemm/device/ptx/cp_async.cuh"
 #include "hopgemm/device/ptx/fence.cuh"
@@ -52,7 +53,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
 
   // ---- shared memory carve-up: [D tile][A x stages][B x stages][SFA x stages][SFB x stages][barriers]
   extern __shared__ __align__(1024) u8 smem[];
-  const u32 smem_d = ptx::smem_addr(smem);                               // kBlockM x kBlockN out dtype, swizzled
+  const u32 smem_d = ptx::smem_addr(smem);  // kBlockM x (kBlockN / d_passes) out dtype, swizzled atoms
   const u32 smem_a = smem_d + kSmem.d;                                   // per stage kBlockM x 128 e4m3, SW128
   const u32 smem_b = smem_a + kStages * kSmem.a_stage;                   // per stage kBlockN x 128 e4m3, SW128
   float* const sfa = reinterpret_cast<float*>(smem + kSmem.d + kStages * (kSmem.a_stage + kSmem.b_stage));
@@ -205,6 +206,16 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     // the tensor cores while block kb is promoted on the CUDA cores (DeepGEMM waits for every block).
     constexpr bool kOverlap = kConfig.promote_overlap == 1;
     float acc[kOverlap ? 2 : 1][kBlockN / 2];  // tensor-core partial sums of one 128-K block
+    // wg_order: the two math warpgroups take turns issuing their per-wave WGMMA batches (named barriers
+    // kTurnBarrier + wg: "wg may issue"), so the tensor cores run one WG's batch while the other promotes
+    // instead of both finishing together and promoting while the tensor cores idle. WG 1 grants WG 0 the
+    // first turn; WG 0 consumes WG 1's last grant after its loop, so every barrier phase completes.
+    constexpr bool kDInStage = kConfig.d_in_stage == 1;
+    u32 last_stage = 0;  // stage of the tile's last k-block (d_in_stage: D is staged there)
+    constexpr bool kOrdered = kConfig.wg_order == 1;
+    constexpr u32 kTurnBarrier = 3;  // 3, 4 (0: __syncthreads, 1, 2: epilogue per warpgroup)
+    if constexpr (kOrdered)
+      if (wg == 1) ptx::bar_arrive(kTurnBarrier, 256);
     while (sched.next(m_block, n_block)) {
 #pragma unroll
       for (int w = 0; w < kWaves; ++w)
@@ -255,22 +266,39 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
 #pragma unroll
           for (int w = 0; w < kWaves; ++w) {
             const Scales sc = load_scales(s, w);
+            if constexpr (kOrdered) ptx::bar_sync(kTurnBarrier + wg, 256);  // wait for this WG's turn
             issue_mma(acc[0], s, w);
+            if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
             ptx::wgmma_wait_group<0>();
             ptx::wgmma_fence_operand(acc[0]);
-            if (!k1D1D && w == kWaves - 1) release(s);  // before the last promotion: refill starts sooner
+            // Before the last promotion: refill starts sooner. d_in_stage keeps the tile's last stage
+            // for the epilogue's D staging and releases it after the store has read it.
+            if (!k1D1D && w == kWaves - 1 && !(kDInStage && kb == num_k_blocks - 1)) release(s);
             promote(fin[w], acc[0], sc, s);
           }
-          if constexpr (k1D1D) release(s);
+          if (k1D1D && !(kDInStage && kb == num_k_blocks - 1)) release(s);
+          last_stage = s;
         }
       }
 
       // ---- epilogue ------------------------------------------------------------------------------
-      if (!sched.is_phantom(m_block, n_block))
+      const bool phantom = sched.is_phantom(m_block, n_block);
+      const u32 d_buf = kDInStage ? smem_a + last_stage * kSmem.a_stage : smem_d;
+      if (!phantom)
         epilogue::store_tile<kBlockM, kBlockN, kWgRows, kConfig.out_dtype == kOutFp32, kConfig.accumulate == 1,
-                             d_swizzle_bytes(kConfig)>(fin, smem_d, &params.tma_d, wg, m_block * kBlockM,
+                             d_swizzle_bytes(kConfig), kConfig.d_passes>(fin, d_buf, &params.tma_d, wg, m_block * kBlockM,
                                                        n_block * kBlockN);
+      if constexpr (kDInStage) {
+        // This warpgroup's stores must have read the stage before the producers may refill it.
+        if (!phantom) {
+          if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group_read<0>();
+          ptx::bar_sync(1 + wg, 128);
+        }
+        release(last_stage);
+      }
     }
+    if constexpr (kOrdered)
+      if (wg == 0) ptx::bar_sync(kTurnBarrier, 256);
     // The last TMA store must land before the CTA exits.
     if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group<0>();
   }

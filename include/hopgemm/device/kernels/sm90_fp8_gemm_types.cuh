@@ -59,6 +59,12 @@ struct Sm90Fp8GemmConfig {
   int raster_band = 16;  // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M
   int promote_overlap = 0;  // 1: two accumulator sets, block kb+1's WGMMA overlaps kb's promotion
                             //    (needs one 64-row wave per math warpgroup and block_n <= 128)
+  int wg_order = 0;      // 1: the two math warpgroups issue their WGMMA batches in strict alternation
+                         //    (named-barrier turns), so one promotes while the other's batch runs
+  int d_passes = 1;      // epilogue passes over the tile's columns: smem stages block_n / d_passes columns of
+                         // D at a time (2 frees half the D tile)
+  int d_in_stage = 0;    // 1: no dedicated D tile; the epilogue stages D in the A slot of the tile's last
+                         //    pipeline stage (released after the TMA store has read it): 4 stages for 256x128
   int shape_n = 0;       // compile-time N, 0 = runtime
   int shape_k = 0;       // compile-time K, 0 = runtime
 };
@@ -93,7 +99,7 @@ struct Sm90Fp8GemmSmem {
 };
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
   Sm90Fp8GemmSmem s{};
-  s.d = align_up(c.block_m * c.block_n * out_elem_bytes(c), 1024);
+  s.d = c.d_in_stage == 1 ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
   s.a_stage = c.block_m * 128;
   s.b_stage = c.block_n * 128;
   s.sfa_stage = align_up(c.block_m * 4, 128);
@@ -129,8 +135,17 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                         (c.out_dtype == kOutBf16 || c.out_dtype == kOutFp32) && (c.accumulate == 0 || c.accumulate == 1) &&
                         (c.sfa_k_major == 0 || c.sfa_k_major == 1) && (c.sfb_k_major == 0 || c.sfb_k_major == 1);
   const bool overlap_ok = c.promote_overlap == 0 || (c.promote_overlap == 1 && waves == 1 && c.block_n <= 128);
+  // Each epilogue pass covers whole 8-column groups and whole swizzle atoms (one TMA box each).
+  const bool passes_ok = (c.d_passes == 1 || c.d_passes == 2 || c.d_passes == 4) && c.block_n % (8 * c.d_passes) == 0 &&
+                         (c.block_n / c.d_passes * out_elem_bytes(c)) % d_swizzle_bytes(c) == 0;
+  // d_in_stage: one pass = one 128-byte swizzle atom of all block_m rows = exactly the stage's A slot, and each
+  // warpgroup's rows of D land on its own A rows (which only it reads), so neither waits for the other.
+  const bool in_stage_ok = c.d_in_stage == 0 || (c.d_in_stage == 1 && c.promote_overlap == 0 && passes_ok &&
+                                                  d_swizzle_bytes(c) == 128 &&
+                                                  c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
+  const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) == 2 && c.promote_overlap == 0);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1;
-  return tile_ok && regs_ok && overlap_ok && cluster_ok && flags_ok && shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
+  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && cluster_ok && flags_ok && shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
 }
 

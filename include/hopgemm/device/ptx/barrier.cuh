@@ -10,4 +10,10 @@ HOPGEMM_DEVICE void bar_sync(u32 id, u32 count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
+// bar.arrive id, count;  (sm_70) counts this warp's threads on named barrier id without waiting
+// (producer side of a bar.sync rendezvous).
+HOPGEMM_DEVICE void bar_arrive(u32 id, u32 count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 }  // namespace hopgemm::device::ptx
