@@ -31,10 +31,12 @@ HOPGEMM_DEVICE u32 d_tile_offset(u32 row, u32 col_bytes) {
 
 // fin[w][i]: wave w (64 rows) of the warpgroup, wgmma accumulator layout: for 8-column group g,
 // fin[4g + {0,1}] = (row lane/4, cols 8g + 2(lane%4) + {0,1}), fin[4g + {2,3}] = same at row + 8,
-// rows relative to warp * 16 inside the wave.
-template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle>
+// rows relative to warp * 16 inside the wave. kSplitK: tma_d is the rank-3 [splits, M, N] FP32 split-K
+// workspace and the tile goes to plane k_split.
+template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle, bool kSplitK = false>
 HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem_d, const TmaDescriptor* tma_d,
-                               u32 wg, i32 m0, i32 n0) {
+                               u32 wg, i32 m0, i32 n0, i32 k_split = 0) {
+  static_assert(!kSplitK || (kFp32 && !kAccumulate), "split-K partials are plain FP32 stores");
   constexpr int kWaves = kWgRows / 64;
   constexpr int kElem = kFp32 ? 4 : 2;
   constexpr int kAtoms = kBlockN * kElem / kSwizzle;
@@ -88,7 +90,9 @@ HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem
     for (int a = 0; a < kAtoms; ++a) {
       const u32 src = smem_d + a * (kBlockM * kSwizzle) + wg * kWgRows * kSwizzle;
       const i32 x = n0 + a * (kSwizzle / kElem), y = m0 + static_cast<i32>(wg) * kWgRows;
-      if constexpr (kAccumulate)
+      if constexpr (kSplitK)
+        ptx::cp_async_bulk_tensor_3d_s2g(tma_d, x, y, k_split, src);
+      else if constexpr (kAccumulate)
         ptx::cp_reduce_async_bulk_tensor_2d_add(tma_d, x, y, src);
       else
         ptx::cp_async_bulk_tensor_2d_s2g(tma_d, x, y, src);

@@ -9,7 +9,7 @@
 // the partial last block uses scale column ceil(K/128)-1, TMA zero-fills the missing K.
 //
 // ---------------------------------------------------------------------------------------------
-// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2, INTERLEAVE_NONE,
+// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2 (tma_d under split-K: rank 3), INTERLEAVE_NONE,
 // L2_PROMOTION_L2_256B, OOB_FILL_NONE (zeros), element strides {1, 1}; dims/strides innermost first;
 // global strides in bytes (multiples of 16); base addresses 16-byte aligned.
 //   tma_a   UINT8        dims {K, M}          stride {lda bytes}      box {128, block_m / cluster_n}   SWIZZLE_128B
@@ -21,6 +21,8 @@
 //   tma_d   BFLOAT16 or FLOAT32 (out_dtype)  dims {N, M}  stride {ldd bytes}
 //           box {d_swizzle_bytes(cfg) / elem_bytes, block_m / num_math_wgs(cfg)}, swizzle d_swizzle_bytes(cfg)
 //           (128 -> SWIZZLE_128B, 64 -> 64B, 32 -> 32B, 16 -> SWIZZLE_NONE).
+//           k_splits > 1: FLOAT32 workspace, dims {N, M, k_splits}, strides {N*4, M*N*4}, box {.., .., 1}
+//           (the same box and swizzle as an FP32 D); then sm90_splitk_reduce.cuh writes D from it.
 // Unused descriptors may be left zeroed. The multicast operand's box is half the tile (each CTA of the
 // pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
 // Plain pointers (read with cp.async): sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride
@@ -29,8 +31,8 @@
 // Launch: grid (cfg.num_sms, 1, 1), cluster (cluster_m * cluster_n, 1, 1) when > 1, block
 // (num_threads(cfg), 1, 1), dynamic smem smem_bytes(cfg) (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
 // optionally CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (the kernel calls griddepcontrol.wait
-// before touching global memory). Accumulation: the kernel reduce-adds into D; when C is distinct from D
-// the host copies C into D first. M >= 1 (return early on M == 0), N % 8 == 0 (BF16 D) / % 4 (FP32 D), K % 16 == 0.
+// before touching global memory). Accumulation: the kernel (or the split-K reduce) adds into D; when C is
+// distinct from D the host copies C into D first. M >= 1 (return early on M == 0), N % 8 == 0 (BF16 D) / % 4 (FP32 D), K % 16 == 0.
 // ---------------------------------------------------------------------------------------------
 
 #include "hopgemm/device/common.cuh"
@@ -58,6 +60,9 @@ struct Sm90Fp8GemmConfig {
                             //    (needs one 64-row wave per math warpgroup and block_n <= 128)
   int shape_n = 0;       // compile-time N, 0 = runtime
   int shape_k = 0;       // compile-time K, 0 = runtime
+  int k_splits = 1;      // > 1: split-K; work unit (tile, split) runs k-blocks [split * kps, (split + 1) * kps)
+                         //    (kps = ceil(k_blocks / k_splits)) and stores its FP32 partial through tma_d
+                         //    into a [k_splits, M, N] workspace; sm90_splitk_reduce.cuh sums them into D
 };
 
 struct Sm90Fp8GemmParams {
@@ -76,7 +81,9 @@ struct Sm90Fp8GemmParams {
 HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) { return c.block_m == 64 ? 1 : 2; }
 HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
 HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
-HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32 ? 4 : 2; }
+// The tile the epilogue stores: FP32 partials under split-K, else D's dtype.
+HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32 || c.k_splits > 1; }
+HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return stores_fp32(c) ? 4 : 2; }
 
 // Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
 HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
@@ -102,6 +109,13 @@ HOPGEMM_HOST_DEVICE constexpr int smem_bytes(const Sm90Fp8GemmConfig& c) { retur
 
 inline constexpr int kSm90SmemCapacity = 232448;  // 227 KiB per block on H100/H200
 
+// Split-K needs every split non-empty (an empty unit would leave its consumers waiting on a stage no
+// producer fills): with kps = ceil(k_blocks / k_splits), (k_splits - 1) * kps < k_blocks.
+HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int k_splits) {
+  const i64 k_blocks = ceil_div<i64>(k, 128);
+  return k_splits >= 1 && (k_splits - 1) * ceil_div<i64>(k_blocks, k_splits) < k_blocks;
+}
+
 HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const int mma_n_multiple = c.recipe == kRecipe1D2D ? 16 : 8;
   const bool tile_ok = (c.block_m == 64 || c.block_m == 128 || c.block_m == 256) && c.block_n >= 8 &&
@@ -117,7 +131,8 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                         (c.out_dtype == kOutBf16 || c.out_dtype == kOutFp32) && (c.accumulate == 0 || c.accumulate == 1) &&
                         (c.sfa_k_major == 0 || c.sfa_k_major == 1) && (c.sfb_k_major == 0 || c.sfb_k_major == 1);
   const bool overlap_ok = c.promote_overlap == 0 || (c.promote_overlap == 1 && waves == 1 && c.block_n <= 128);
-  const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1;
+  const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
+                        c.k_splits >= 1 && c.k_splits <= 16;
   return tile_ok && regs_ok && overlap_ok && cluster_ok && flags_ok && shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
 }
