@@ -4,12 +4,15 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 
+#include "api/gemm_internal.hpp"
 #include "bindings.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
@@ -66,9 +69,41 @@ void def_fp8_gemm(nb::module_& m, const char* name, const char* compiled_dims, c
         "disable_ue8m0_cast"_a = false, "stream"_a.none() = nb::none(), doc);
 }
 
+// Test and tuning hook: fp8_gemm_nt with the heuristics' config for the problem, then `overrides` applied
+// by field name (e.g. {"k_splits": 4, "block_n": 64}); num_stages follows the new tile unless overridden.
+void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handle c, const Recipe& recipe,
+                             const std::map<std::string, int>& overrides, nb::handle stream) {
+  GemmOptions options;
+  options.recipe = recipe.value_or(std::array<int, 3>{0, 0, 0});
+  CallContext ctx;
+  const auto [ta, tsfa] = tensor_pair_arg(a, "a", ctx);
+  const auto [tb, tsfb] = tensor_pair_arg(b, "b", ctx);
+  const TensorView td = tensor_arg(d, "d", ctx);
+  const TensorView tc = optional_tensor_arg(c, "c", ctx);
+  const TensorView* pc = tc.rank < 0 ? nullptr : &tc;
+  device::Sm90Fp8GemmConfig config =
+      heuristics::choose_fp8_gemm_config(api::fp8_gemm_problem(ta, tsfa, tb, tsfb, td, pc, options)).config;
+  const std::map<std::string, int device::Sm90Fp8GemmConfig::*> fields = {
+      {"block_m", &device::Sm90Fp8GemmConfig::block_m},     {"block_n", &device::Sm90Fp8GemmConfig::block_n},
+      {"num_stages", &device::Sm90Fp8GemmConfig::num_stages}, {"cluster_m", &device::Sm90Fp8GemmConfig::cluster_m},
+      {"cluster_n", &device::Sm90Fp8GemmConfig::cluster_n}, {"num_sms", &device::Sm90Fp8GemmConfig::num_sms},
+      {"raster_band", &device::Sm90Fp8GemmConfig::raster_band},
+      {"k_splits", &device::Sm90Fp8GemmConfig::k_splits}};
+  for (const auto& [name, value] : overrides) {
+    auto it = fields.find(name);
+    if (it == fields.end()) throw Error(ErrorKind::kInvalidArgument, "_fp8_gemm_nt_with_config: unknown config field '" + name + "'");
+    config.*(it->second) = value;
+  }
+  if (!overrides.contains("num_stages")) config.num_stages = heuristics::max_stages(config);
+  launch(ctx, stream, [&](cudaStream_t s) { api::fp8_gemm_nt_with_config(ta, tsfa, tb, tsfb, td, pc, options, config, s); });
+}
+
 }  // namespace
 
 void bind_gemm(nb::module_& m) {
+  m.def("_fp8_gemm_nt_with_config", &fp8_gemm_nt_with_config, "a"_a, "b"_a, "d"_a, "c"_a.none() = nb::none(),
+        "recipe"_a.none() = nb::none(), "overrides"_a = std::map<std::string, int>{}, "stream"_a.none() = nb::none(),
+        "Internal (tests, tuning): fp8_gemm_nt with the heuristics' config changed by `overrides` {field: value}.");
   def_fp8_gemm<&fp8_gemm_nt>(m, "fp8_gemm_nt", "nk",
       "D = C + A @ B^T, FP8 e4m3 with FP32 scales: a=(A [M, K], sfa), b=(B [N, K], sfb), both K-major; d [M, N] "
       "written in place. recipe (1, 128, 128): sfa per 1x128, sfb per 128x128, d BF16; (1, 1, 128): both per "

@@ -17,6 +17,7 @@
 #include "jit/kernel_cache.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/env.hpp"
+#include "runtime/workspace.hpp"
 #include "tma/tensor_map.hpp"
 
 namespace hopgemm {
@@ -24,6 +25,8 @@ namespace {
 
 using device::Sm90Fp8GemmConfig;
 using device::Sm90Fp8GemmParams;
+using device::Sm90SplitkReduceConfig;
+using device::Sm90SplitkReduceParams;
 
 int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -150,9 +153,14 @@ jit::KernelCache<Sm90Fp8GemmConfig>& kernel_cache() {
   return cache;
 }
 
+jit::KernelCache<Sm90SplitkReduceConfig>& reduce_kernel_cache() {
+  static jit::KernelCache<Sm90SplitkReduceConfig> cache(&api::render_sm90_splitk_reduce);
+  return cache;
+}
+
 Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& r, const TensorView& a,
                               const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
-                              const char* op) {
+                              void* workspace, const char* op) {
   const auto& p = r.problem;
   const int64_t sf_k = ceil_div64(p.k, 128);
   Sm90Fp8GemmParams params{};
@@ -164,11 +172,20 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
                                 op);
   const int swizzle_d = device::d_swizzle_bytes(cfg);
   const int out_bytes = device::out_elem_bytes(cfg);
-  params.tma_d = tma::encode_2d({d.dtype, d.data, uint64_t(p.n), uint64_t(p.m), uint64_t(d.stride(0)) * out_bytes,
-                                 uint32_t(swizzle_d / out_bytes), uint32_t(cfg.block_m / device::num_math_wgs(cfg)),
-                                 tma::swizzle_for_bytes(swizzle_d)},
-                                op);
-  if (!p.sfa_k_major) {
+  const uint32_t box_d_inner = uint32_t(swizzle_d / out_bytes), box_d_rows = uint32_t(cfg.block_m / device::num_math_wgs(cfg));
+  if (cfg.k_splits > 1) {  // FP32 partials: workspace [k_splits, M, N]
+    params.tma_d = tma::encode_3d({DType::kFloat32, workspace,
+                                   {uint64_t(p.n), uint64_t(p.m), uint64_t(cfg.k_splits)},
+                                   {uint64_t(p.n) * 4, uint64_t(p.n) * uint64_t(p.m) * 4},
+                                   {box_d_inner, box_d_rows, 1},
+                                   tma::swizzle_for_bytes(swizzle_d)},
+                                  op);
+  } else {
+    params.tma_d = tma::encode_2d({d.dtype, d.data, uint64_t(p.n), uint64_t(p.m), uint64_t(d.stride(0)) * out_bytes,
+                                   box_d_inner, box_d_rows, tma::swizzle_for_bytes(swizzle_d)},
+                                  op);
+  }
+  if (p.sfa_k_major == 0) {
     params.tma_sfa = tma::encode_2d({DType::kFloat32, sfa.data, uint64_t(p.m), uint64_t(sf_k),
                                      uint64_t(sfa.stride(1)) * 4, uint32_t(cfg.block_m), 1, tma::Swizzle::kNone},
                                     op);
@@ -203,8 +220,17 @@ void prefill_d(const TensorView& d, const TensorView* c, bool copy_c, cudaStream
 void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& r, const TensorView& a,
                      const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
                      cudaStream_t stream) {
+  const auto& p = r.problem;
   const jit::LoadedKernel& kernel = kernel_cache().get(cfg, op, stream);
-  const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, op);
+  // Split-K: everything that may refuse inside a capture (kernel loads, workspace growth) comes before the
+  // first launch, so a refused call enqueues nothing.
+  const jit::LoadedKernel* reduce = nullptr;
+  void* workspace = nullptr;
+  if (cfg.k_splits > 1) {
+    reduce = &reduce_kernel_cache().get(Sm90SplitkReduceConfig{cfg.out_dtype, cfg.accumulate}, op, stream);
+    workspace = runtime::workspace(size_t(cfg.k_splits) * size_t(p.m) * size_t(p.n) * 4, stream, op);
+  }
+  const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, workspace, op);
   jit::LaunchGeometry geometry;
   geometry.grid_x = cfg.num_sms;
   geometry.block_x = device::num_threads(cfg);
@@ -216,6 +242,22 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
     geometry.grid_x = std::min(geometry.grid_x, resident);
   }
   jit::launch(kernel, geometry, &params, stream);
+  if (reduce == nullptr) return;
+
+  Sm90SplitkReduceParams reduce_params{};
+  reduce_params.partials = static_cast<const float*>(workspace);
+  reduce_params.d = d.data;
+  reduce_params.ldd = d.stride(0);
+  reduce_params.split_stride = p.m * p.n;
+  reduce_params.m = static_cast<int>(p.m);
+  reduce_params.n = static_cast<int>(p.n);
+  reduce_params.num_splits = cfg.k_splits;
+  const int64_t chunks = p.m * p.n / device::vec_width(Sm90SplitkReduceConfig{cfg.out_dtype, cfg.accumulate});
+  jit::LaunchGeometry reduce_geometry;
+  reduce_geometry.grid_x = static_cast<unsigned>(
+      std::min<int64_t>(ceil_div64(chunks, device::kSplitkReduceThreads), int64_t{cfg.num_sms} * 16));
+  reduce_geometry.block_x = device::kSplitkReduceThreads;
+  jit::launch(*reduce, reduce_geometry, &reduce_params, stream);
 }
 
 // Validation, zero-size handling and the C prefill shared by every entry point; returns false when there
@@ -266,7 +308,7 @@ void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const T
   const auto& p = r.problem;
   if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
       config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major) ||
-      !device::is_valid(config)) {
+      !device::is_valid(config) || !device::k_splits_fit(p.k, config.k_splits)) {
     throw Error(ErrorKind::kInvalidArgument, "fp8_gemm_nt_with_config: the config does not match the problem " +
                                                  heuristics::describe(p));
   }

@@ -24,9 +24,19 @@ jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
                                  .field("d_in_stage", c.d_in_stage)
                                  .field("shape_n", c.shape_n)
                                  .field("shape_k", c.shape_k)
+                                 .field("k_splits", c.k_splits)
                                  .str();
   return jit::render_kernel("sm90_fp8_gemm", "hopgemm/device/kernels/sm90_fp8_gemm.cuh",
                             "hopgemm::device::sm90_fp8_gemm_kernel", config);
+}
+
+jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig& c) {
+  const std::string config = jit::ConfigWriter("hopgemm::device::Sm90SplitkReduceConfig")
+                                 .field("out_dtype", c.out_dtype)
+                                 .field("accumulate", c.accumulate)
+                                 .str();
+  return jit::render_kernel("sm90_splitk_reduce", "hopgemm/device/kernels/sm90_splitk_reduce.cuh",
+                            "hopgemm::device::sm90_splitk_reduce_kernel", config);
 }
 
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms) {
@@ -46,7 +56,11 @@ std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& 
         p.accumulate = 1;
       }
       const auto choice = heuristics::choose_fp8_gemm_config(p);
-      if (choice.num_tiles > 0) sources.push_back(render_sm90_fp8_gemm(choice.config));
+      if (choice.num_tiles == 0) continue;
+      sources.push_back(render_sm90_fp8_gemm(choice.config));
+      if (choice.config.k_splits > 1) {
+        sources.push_back(render_sm90_splitk_reduce({choice.config.out_dtype, choice.config.accumulate}));
+      }
     }
   }
   return sources;

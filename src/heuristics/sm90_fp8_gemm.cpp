@@ -20,6 +20,16 @@ constexpr double kL2GBps = 7000.0;         // L2 -> SM fill rate, all SMs
 constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
 constexpr double kTileOverheadUs = 0.9;    // prologue + epilogue + promotion tail per tile
 constexpr double kLaunchUs = 2.5;          // kernel launch + ramp
+// A math warpgroup's serial chain per 128-K block (wait for the stage, 4 WGMMAs, wait, promote, release)
+// takes at least this long however narrow the tile: the tuned decode tiles (64x16 .. 64x64, M <= 128,
+// K = 7168) all ran at 0.27-0.31 us per k-block (sm90_fp8_gemm_tuned.inc, launch subtracted).
+constexpr double kKBlockFloorUs = 0.28;
+// Split-K candidates: only when the tiles leave SMs idle or run a short, ragged last wave.
+constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8};
+constexpr int kMaxWavesForSplitK = 2;
+// Fixed cost of the reduction: its launch plus the GEMM's drain before it (measured on the H100: split-K
+// picks ran 4.7-9.3 us over a model that charged one 2.5 us launch; docs/notes/fp8_gemm_splitk.md).
+constexpr double kSplitKFixedUs = 5.0;
 
 // Fraction of peak a warpgroup sustains for a 64 x block_n x 32 WGMMA: the tensor core needs
 // block_n / 2 cycles, shared memory feeds 64*32 + block_n*32 bytes at 128 B/cycle.
@@ -35,34 +45,41 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
   return eff;
 }
 
+// Work units are (tile, split) pairs; a unit runs ceil(k_blocks / k_splits) k-blocks.
 double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tiles_out, int& waves_out) {
   const int64_t tiles_m = (p.m + c.block_m - 1) / c.block_m;
   const int64_t tiles_n = (p.n + c.block_n - 1) / c.block_n;
   const int64_t tiles = tiles_m * tiles_n;
-  const int64_t waves = (tiles + c.num_sms - 1) / c.num_sms;
+  const int64_t units = tiles * c.k_splits;
+  const int64_t waves = (units + c.num_sms - 1) / c.num_sms;
   tiles_out = static_cast<int>(tiles);
   waves_out = static_cast<int>(waves);
   const double k_blocks = std::ceil(p.k / 128.0);
-  const double padded_k = k_blocks * 128.0;
+  const double unit_k_blocks = std::ceil(k_blocks / c.k_splits);
 
-  // Compute: every wave costs one tile's MMA time on one SM.
+  // Compute: every wave costs one unit's MMA time on one SM, at least the per-k-block floor.
   const double per_sm_tflops = kPeakTflops * p.tc_util / 100.0 / c.num_sms * mma_efficiency(c);
-  const double tile_flops = 2.0 * c.block_m * c.block_n * padded_k;
-  const double compute_us = waves * (tile_flops / (per_sm_tflops * 1e12) * 1e6 + kTileOverheadUs);
+  const double k_block_us = 2.0 * c.block_m * c.block_n * 128.0 / (per_sm_tflops * 1e12) * 1e6;
+  const double compute_us = waves * (unit_k_blocks * std::max(k_block_us, kKBlockFloorUs) + kTileOverheadUs);
 
-  // DRAM: each operand read once (L2 keeps the other tiles' reuse), D written once; fewer busy SMs
-  // than needed to saturate HBM stretch it.
-  const double out_bytes = (p.out_dtype == device::kOutFp32 ? 4.0 : 2.0) * p.m * p.n * (p.accumulate ? 2 : 1);
+  // DRAM: each operand read once (L2 keeps the other tiles' reuse), D (or the FP32 partials) written once;
+  // fewer busy SMs than needed to saturate HBM stretch it.
+  const double d_bytes = (p.out_dtype == device::kOutFp32 ? 4.0 : 2.0) * p.m * p.n * (p.accumulate ? 2 : 1);
+  const double partial_bytes = 4.0 * c.k_splits * p.m * p.n;
+  const double out_bytes = c.k_splits > 1 ? partial_bytes : d_bytes;
   const double dram_bytes = double(p.m) * p.k + double(p.n) * p.k + out_bytes;
-  const double busy_sms = std::min<double>(tiles, c.num_sms);
+  const double busy_sms = std::min<double>(units, c.num_sms);
   const double dram_us = dram_bytes / (kDramGBps * 1e3 * std::min(1.0, busy_sms / kSmsForFullDram));
 
-  // L2 -> SM: each tile streams its A and B slices; multicast halves the shared operand.
-  const double a_bytes = double(c.block_m) * padded_k / (c.cluster_n == 2 ? 2 : 1);
-  const double b_bytes = double(c.block_n) * padded_k / (c.cluster_m == 2 ? 2 : 1);
-  const double l2_us = tiles * (a_bytes + b_bytes) / (kL2GBps * 1e3);
+  // L2 -> SM: each unit streams its A and B slices; multicast halves the shared operand.
+  const double a_bytes = double(c.block_m) * unit_k_blocks * 128.0 / (c.cluster_n == 2 ? 2 : 1);
+  const double b_bytes = double(c.block_n) * unit_k_blocks * 128.0 / (c.cluster_m == 2 ? 2 : 1);
+  const double l2_us = units * (a_bytes + b_bytes) / (kL2GBps * 1e3);
 
-  return kLaunchUs + std::max({compute_us, dram_us, l2_us});
+  // Split-K: the reduction kernel reads the partials and writes D (reading it too when accumulating).
+  const double reduce_us = c.k_splits > 1 ? kSplitKFixedUs + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
+
+  return kLaunchUs + std::max({compute_us, dram_us, l2_us}) + reduce_us;
 }
 
 }  // namespace
@@ -122,6 +139,18 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         // A pair of CTAs only pays off when each has a partner tile in most waves.
         if (device::cluster_size(c) > 1 && tiles < 2 * c.num_sms) continue;
         ranked.push_back({c, us, tiles, waves});
+        // Split-K: more work units than tiles, FP32 partials plus a reduction (all in the model).
+        if (device::cluster_size(c) > 1 || tiles > kMaxWavesForSplitK * c.num_sms) continue;
+        for (int k_splits : kSplitKChoices) {
+          Sm90Fp8GemmConfig split = c;
+          split.k_splits = k_splits;
+          split.num_stages = max_stages(split);  // the staged tile is FP32 now
+          if (split.num_stages < 3 || !device::is_valid(split) || !device::k_splits_fit(p.k, k_splits)) continue;
+          // At least two k-blocks per unit: shorter units are all prologue and epilogue.
+          if (std::ceil(p.k / 128.0) < 2.0 * k_splits) continue;
+          const double split_us = predict_us(p, split, tiles, waves);
+          ranked.push_back({split, split_us, tiles, waves});
+        }
       }
     }
   }
@@ -156,7 +185,7 @@ std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
     }
     for (const Fp8GemmChoice& candidate : rank_fp8_gemm_configs(p, SIZE_MAX)) {
       const auto& c = candidate.config;
-      if (c.block_m == e.block_m && c.block_n == e.block_n && c.num_stages == e.num_stages &&
+      if (c.k_splits == 1 && c.block_m == e.block_m && c.block_n == e.block_n && c.num_stages == e.num_stages &&
           c.cluster_m == e.cluster_m && c.cluster_n == e.cluster_n && c.raster_band == e.raster_band) {
         return candidate;
       }
@@ -168,8 +197,15 @@ std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
 }  // namespace
 
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
-  if (auto tuned = tuned_choice(p)) return *tuned;
   const auto ranked = rank_fp8_gemm_configs(p, 1);
+  const auto tuned = tuned_choice(p);
+  // The table was measured without split-K: a split-K pick overrides it when the model predicts it at
+  // least 25% faster than the table's config (128x2112x7168: a pick predicted 15% faster ran 12% slower).
+  constexpr double kSplitKOverTunedMargin = 0.75;
+  if (tuned && !(!ranked.empty() && ranked.front().config.k_splits > 1 &&
+                 ranked.front().predicted_us < kSplitKOverTunedMargin * tuned->predicted_us)) {
+    return *tuned;
+  }
   return ranked.empty() ? Fp8GemmChoice{} : ranked.front();
 }
 
@@ -189,9 +225,9 @@ std::string describe(const Fp8GemmChoice& choice) {
   const auto& c = choice.config;
   char text[256];
   std::snprintf(text, sizeof(text),
-                "Sm90Fp8GemmConfig(block_m=%d, block_n=%d, stages=%d, cluster=%dx%d, num_sms=%d, band=%d, smem=%d) "
-                "tiles=%d waves=%d predicted=%.1f us",
-                c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.num_sms, c.raster_band,
+                "Sm90Fp8GemmConfig(block_m=%d, block_n=%d, stages=%d, cluster=%dx%d, k_splits=%d, num_sms=%d, band=%d, "
+                "smem=%d) tiles=%d waves=%d predicted=%.1f us",
+                c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.k_splits, c.num_sms, c.raster_band,
                 device::smem_bytes(c), choice.num_tiles, choice.num_waves, choice.predicted_us);
   return text;
 }

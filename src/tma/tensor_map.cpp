@@ -44,27 +44,47 @@ Swizzle swizzle_for_bytes(int bytes) {
   }
 }
 
-device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
+namespace {
+
+device::TmaDescriptor encode(DType dtype, const void* base, int rank, const cuuint64_t* dims, const cuuint64_t* strides,
+                             const cuuint32_t* box, Swizzle swizzle, const char* what) {
   static_assert(sizeof(CUtensorMap) == sizeof(device::TmaDescriptor), "descriptor sizes differ");
   CUtensorMap encoded;
-  const cuuint64_t dims[2] = {map.inner_dim, map.outer_dim};
-  const cuuint64_t strides[1] = {map.outer_stride_bytes};
-  const cuuint32_t box[2] = {map.box_inner, map.box_outer};
-  const cuuint32_t element_strides[2] = {1, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUresult result = runtime::driver(what).cuTensorMapEncodeTiled(
-      &encoded, data_type(map.dtype), 2, const_cast<void*>(map.base), dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(map.swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      &encoded, data_type(dtype), rank, const_cast<void*>(base), dims, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS) {
-    throw Error(ErrorKind::kCuda,
-                std::string(what) + ": cuTensorMapEncodeTiled failed (CUresult " + std::to_string(result) +
-                    ") for dtype " + dtype_name(map.dtype) + " dims {" + std::to_string(map.inner_dim) + ", " +
-                    std::to_string(map.outer_dim) + "} stride " + std::to_string(map.outer_stride_bytes) +
-                    " B box {" + std::to_string(map.box_inner) + ", " + std::to_string(map.box_outer) + "}");
+    auto list = [](const auto* v, int count) {
+      std::string text = "{";
+      for (int i = 0; i < count; ++i) text += (i ? ", " : "") + std::to_string(v[i]);
+      return text + "}";
+    };
+    throw Error(ErrorKind::kCuda, std::string(what) + ": cuTensorMapEncodeTiled failed (CUresult " +
+                                      std::to_string(result) + ") for dtype " + dtype_name(dtype) + " dims " +
+                                      list(dims, rank) + " strides " + list(strides, rank - 1) + " B box " +
+                                      list(box, rank));
   }
   device::TmaDescriptor out;
   std::memcpy(&out, &encoded, sizeof(out));
   return out;
+}
+
+}  // namespace
+
+device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
+  const cuuint64_t dims[2] = {map.inner_dim, map.outer_dim};
+  const cuuint64_t strides[1] = {map.outer_stride_bytes};
+  const cuuint32_t box[2] = {map.box_inner, map.box_outer};
+  return encode(map.dtype, map.base, 2, dims, strides, box, map.swizzle, what);
+}
+
+device::TmaDescriptor encode_3d(const TensorMap3d& map, const char* what) {
+  const cuuint64_t dims[3] = {map.dims[0], map.dims[1], map.dims[2]};
+  const cuuint64_t strides[2] = {map.strides_bytes[0], map.strides_bytes[1]};
+  const cuuint32_t box[3] = {map.box[0], map.box[1], map.box[2]};
+  return encode(map.dtype, map.base, 3, dims, strides, box, map.swizzle, what);
 }
 
 }  // namespace hopgemm::tma

@@ -1,5 +1,5 @@
-// Every FP8 GEMM kernel the deepseek-v3 suite selects compiles for sm_90a under NVRTC without spills,
-// and its cubin holds tensor-core (wgmma) code. One NVCC compile checks the second backend.
+// Every FP8 GEMM kernel (and split-K reduction) the deepseek-v3 suite selects compiles for sm_90a under NVRTC
+// without spills. One NVCC compile checks the second backend. Every split-K reduction variant compiles.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -41,9 +41,50 @@ TEST(Fp8GemmKernels, SuiteConfigsCompileWithNvrtc) {
     expect_clean(k, s);
     worst = std::max(worst, k.compile_seconds);
     std::printf("%5.2f s  %3d regs  %s\n", k.compile_seconds, k.resources.registers,
-                s.code.substr(s.code.find("Sm90Fp8GemmConfig{")).c_str());
+                s.code.substr(s.code.find("Config{")).c_str());
   }
   std::printf("%zu kernels, slowest NVRTC compile %.2f s\n", sources.size(), worst);
+}
+
+TEST(Fp8GemmKernels, SplitKReduceCompilesWithNvrtc) {
+  const auto compiler = jit::make_nvrtc_compiler();
+  for (int out_dtype : {device::kOutBf16, device::kOutFp32}) {
+    for (int accumulate : {0, 1}) {
+      const auto s = api::render_sm90_splitk_reduce({out_dtype, accumulate});
+      SCOPED_TRACE(s.code);
+      const auto k = compiler->compile(s, "");
+      expect_clean(k, s);
+      std::printf("%5.2f s  %3d regs  %s\n", k.compile_seconds, k.resources.registers,
+                  s.code.substr(s.code.find("Config{")).c_str());
+    }
+  }
+}
+
+TEST(Fp8GemmKernels, SplitKVariantsCompileWithNvrtc) {
+  // The split-K path with both sfa layouts with both recipes, a cluster and the 2-warpgroup tile.
+  const auto compiler = jit::make_nvrtc_compiler();
+  std::vector<device::Sm90Fp8GemmConfig> configs;
+  for (int recipe : {device::kRecipe1D2D, device::kRecipe1D1D}) {
+    for (int sfa_k_major : {0, 1}) {
+      device::Sm90Fp8GemmConfig c;
+      c.block_m = 128;
+      c.block_n = 64;
+      c.cluster_m = 2;
+      c.recipe = recipe;
+      c.out_dtype = recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
+      c.accumulate = recipe == device::kRecipe1D1D;
+      c.sfa_k_major = sfa_k_major;
+      c.k_splits = 3;
+      c.num_stages = 4;
+      configs.push_back(c);
+    }
+  }
+  for (const auto& c : configs) {
+    ASSERT_TRUE(device::is_valid(c));
+    const auto s = api::render_sm90_fp8_gemm(c);
+    SCOPED_TRACE(s.code);
+    expect_clean(compiler->compile(s, ""), s);
+  }
 }
 
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {

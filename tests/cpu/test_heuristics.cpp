@@ -65,6 +65,57 @@ TEST(Heuristics, FollowsTheProblemShape) {
   EXPECT_EQ(device::cluster_size(heuristics::choose_fp8_gemm_config(problem(128, 2112, 7168)).config), 1);
 }
 
+TEST(Heuristics, SplitKOnlyWhereTilesAreFew) {
+  // Decode shapes with a few dozen tiles and a long K: split-K fills the SMs.
+  for (int64_t m : {1, 64}) {
+    const auto c = heuristics::choose_fp8_gemm_config(problem(m, 2112, 7168));
+    EXPECT_GT(c.config.k_splits, 1) << heuristics::describe(c);
+    EXPECT_GE(c.num_tiles * c.config.k_splits, 100) << heuristics::describe(c);
+  }
+  // Many tiles, or too little K to cut: no split.
+  EXPECT_EQ(heuristics::choose_fp8_gemm_config(problem(4096, 7168, 16384)).config.k_splits, 1);
+  EXPECT_EQ(heuristics::choose_fp8_gemm_config(problem(8192, 8192, 8192)).config.k_splits, 1);
+  EXPECT_EQ(heuristics::choose_fp8_gemm_config(problem(1, 7168, 256)).config.k_splits, 1);
+  // Wherever it is chosen: the tiles leave SMs idle, every split is non-empty and holds >= 2 k-blocks,
+  // and the FP32 staging tile still leaves a 3-stage pipeline.
+  for (int num_sms : {132, 78}) {
+    for (const auto& g : api::suite_gemms("deepseek-v3")) {
+      for (int sfa_k_major : {0, 1}) {
+        auto p = problem(g.m, g.n, g.k, g.role == api::GemmRole::kWgrad);
+        p.num_sms = num_sms;
+        p.sfa_k_major = sfa_k_major;
+        const auto c = heuristics::choose_fp8_gemm_config(p);
+        SCOPED_TRACE(heuristics::describe(p) + " -> " + heuristics::describe(c));
+        EXPECT_EQ(c.config.sfa_k_major, sfa_k_major);
+        if (c.config.k_splits == 1) continue;
+        EXPECT_LE(c.num_tiles, 2 * num_sms);
+        EXPECT_TRUE(device::k_splits_fit(p.k, c.config.k_splits));
+        EXPECT_GE((p.k + 127) / 128, 2 * c.config.k_splits);
+        EXPECT_GE(c.config.num_stages, 3);
+        EXPECT_EQ(device::cluster_size(c.config), 1);
+      }
+    }
+  }
+}
+
+TEST(Heuristics, SplitKCostIncludesTheReduction) {
+  // The same tile split further is not free: with enough tiles for every SM, splitting only adds the
+  // partials' traffic and the reduction launch, so the model keeps k_splits = 1 among equal tiles.
+  for (const auto& c : heuristics::rank_fp8_gemm_configs(problem(2048, 7168, 7168), SIZE_MAX)) {
+    EXPECT_EQ(c.config.k_splits, 1) << heuristics::describe(c);
+  }
+  const auto ranked = heuristics::rank_fp8_gemm_configs(problem(1, 2112, 7168), SIZE_MAX);
+  for (const auto& c : ranked) {
+    if (c.config.k_splits == 1) continue;
+    for (const auto& base : ranked) {
+      if (base.config.k_splits == 1 && base.config.block_m == c.config.block_m &&
+          base.config.block_n == c.config.block_n) {
+        EXPECT_GE(c.predicted_us, 2.5) << heuristics::describe(c);  // at least a second launch
+      }
+    }
+  }
+}
+
 TEST(Heuristics, MaxStagesFillsSharedMemory) {
   device::Sm90Fp8GemmConfig c;
   c.block_m = 128;
@@ -86,7 +137,7 @@ TEST(Heuristics, GoldenChoices) {
     int config[5];
   };
   const Golden goldens[] = {
-      {{1, 2112, 7168, 0, 0, 0, 1}, {64, 32, 16, 1, 1}},
+      {{1, 2112, 7168, 0, 0, 0, 1}, {64, 64, 12, 1, 1}},  // split-K 4 (1x2112x7168: 19.5 -> 14.7 us, H200)
       {{64, 7168, 16384, 0, 0, 0, 0}, {64, 64, 13, 1, 1}},
       {{128, 7168, 2048, 0, 0, 0, 1}, {128, 80, 7, 1, 1}},
       {{4096, 7168, 16384, 0, 0, 0, 0}, {256, 128, 4, 1, 2}},

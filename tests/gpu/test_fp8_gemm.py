@@ -223,3 +223,105 @@ def test_bad_inputs_raise_and_write_nothing():
         assert f"'{arg.strip()}'" in str(info.value), (arg, str(info.value))
     torch.cuda.synchronize()
     assert d.isnan().all(), "a rejected call wrote to d"
+
+
+# ---- split-K (forced through the internal config hook; the heuristics pick it only where it pays) ----------
+
+
+def gemm_with(a, b, d, c=None, recipe=None, **overrides):
+    hopgemm._C._fp8_gemm_nt_with_config(a, b, d, c=c, recipe=recipe, overrides=overrides)
+
+
+@pytest.mark.parametrize("k_splits", [2, 3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("m,n,k", [(1, 2112, 7296), (65, 576, 4096), (129, 1040, 7168)])
+def test_split_k_1d2d(m, n, k, k_splits):
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=m + n + k + k_splits)
+    d = poisoned(m, n, torch.bfloat16)
+    gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64 if m <= 64 else 128, block_n=64,
+              cluster_m=1, cluster_n=1)
+    assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
+@pytest.mark.parametrize("k_splits", [2, 3, 8])
+@pytest.mark.parametrize("c_mode", ["none", "aliased", "distinct"])
+@pytest.mark.parametrize("m,n,k", [(1, 576, 4096), (129, 2112, 7296)])
+def test_split_k_1d1d_fp32_accumulate(m, n, k, c_mode, k_splits):
+    a8, sfa, b8, sfb = make_inputs(m, n, k, True, seed=m + n + k)
+    c = torch.randn(m, n, device="cuda", dtype=torch.float32) * 32
+    tile = dict(k_splits=k_splits, block_m=128, block_n=64, cluster_m=1, cluster_n=1)
+    if c_mode == "aliased":
+        d = c.clone()
+        gemm_with((a8, sfa), (b8, sfb), d, c=d, recipe=(1, 1, 128), **tile)
+    elif c_mode == "distinct":
+        d = poisoned(m, n, torch.float32)
+        c_before = c.clone()
+        gemm_with((a8, sfa), (b8, sfb), d, c=c, recipe=(1, 1, 128), **tile)
+        assert torch.equal(c, c_before), "c must not be modified"
+    else:
+        d = poisoned(m, n, torch.float32)
+        gemm_with((a8, sfa), (b8, sfb), d, recipe=(1, 1, 128), **tile)
+    assert not d.isnan().any()
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, True, None if c_mode == "none" else c)) < TOL_FP32
+
+
+def test_split_k_bf16_accumulate_cluster_and_mn_major_sfa():
+    m, n, k = 257, 1024, 4096  # 3 m-blocks of 128: the pair's second CTA gets a phantom tile
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=3)
+    c = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    d = c.clone()
+    gemm_with((a8, hopgemm.get_mn_major_tma_aligned_tensor(sfa)), (b8, sfb), d, c=d, k_splits=4, block_m=128,
+              block_n=128, cluster_m=2, cluster_n=1)
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, False, c)) < TOL_BF16
+
+
+@pytest.mark.parametrize("k_splits", [1, 4])
+def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits):
+    m, n, k = 65, 2112, 7168
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=43)
+    outs = []
+    for _ in range(3):
+        d = poisoned(m, n, torch.bfloat16)
+        gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64, block_n=64)
+        outs.append(d)
+    assert all(torch.equal(outs[0], o) for o in outs[1:])
+    with pytest.raises(ValueError, match="config"):  # 2 k-blocks cannot be cut into 3 non-empty splits
+        gemm_with((a8[:, :256], sfa[:, :2]), (b8[:, :256], sfb[:, :2]), d, k_splits=3, block_m=64, block_n=64)
+
+
+def test_split_k_graph_capture_after_warm_up():
+    m, n, k = 64, 2112, 7168
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=47)
+    d = poisoned(m, n, torch.bfloat16)
+    tile = dict(k_splits=6, block_m=64, block_n=64)
+    gemm_with((a8, sfa), (b8, sfb), d, **tile)  # warm-up: kernels loaded, workspace allocated
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        gemm_with((a8, sfa), (b8, sfb), d, **tile)
+    a2, sfa2, b2, sfb2 = make_inputs(m, n, k, False, seed=53)
+    a8.copy_(a2), sfa.copy_(sfa2), b8.copy_(b2), sfb.copy_(sfb2)
+    d.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert calc_diff(d, reference(a2, sfa2, b2, sfb2, False)) < TOL_BF16
+
+
+def test_split_k_workspace_growth_inside_capture_is_refused():
+    m, n, k = 4096, 4096, 1024  # 8 x 64 MiB of partials: larger than any other test's workspace
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=59)
+    d = poisoned(m, n, torch.bfloat16)
+    tile = dict(k_splits=8, block_m=128, block_n=128, cluster_m=1, cluster_n=1)  # one kernel for both calls
+    gemm_with((a8[:64], sfa[:64]), (b8, sfb), d[:64], **tile)  # kernels loaded, workspace still small
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="not warmed up"):
+        with torch.cuda.graph(graph):
+            gemm_with((a8, sfa), (b8, sfb), d, **tile)
+
+
+def test_heuristics_split_decode_shape_matches_reference():
+    m, n, k = 1, 2112, 7168  # the model picks split-K here (tests/cpu/test_heuristics.cpp)
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=61)
+    d = poisoned(m, n, torch.bfloat16)
+    hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d)
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+

@@ -87,6 +87,7 @@ int run_tune(Args& args) {
       } catch (const Error& e) {
         std::fprintf(stderr, "  skipped %s: %s\n", heuristics::describe(candidate).c_str(), e.what());
       }
+      std::fprintf(stderr, "  %8.1f us  %s\n", us, heuristics::describe(candidate).c_str());
       if (&candidate == &plan.candidates.front()) model_us = us;
       if (us < best_us) {
         best_us = us;
@@ -95,10 +96,10 @@ int run_tune(Args& args) {
     }
     if (best == nullptr) continue;
     const auto& b = best->config;
-    std::printf("%-5s %6lld %6lld %6lld  model pick %8.1f us  best %8.1f us (%5.1f TFLOPS, %.2fx)  %dx%d s%d c%dx%d\n",
+    std::printf("%-5s %6lld %6lld %6lld  model pick %8.1f us  best %8.1f us (%5.1f TFLOPS, %.2fx)  %dx%d s%d c%dx%d k%d\n",
                 api::gemm_role_name(plan.shape.role), (long long)plan.shape.m, (long long)plan.shape.n,
                 (long long)plan.shape.k, model_us, best_us, in.flops() / best_us * 1e-6, model_us / best_us, b.block_m,
-                b.block_n, b.num_stages, b.cluster_m, b.cluster_n);
+                b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.k_splits);
     std::fflush(stdout);
     const auto& p = plan.problem;
     char line[256];

@@ -3,6 +3,8 @@
 // Warp-specialised persistent kernel: one producer warpgroup (one warp: lane 0 issues TMA, all lanes
 // cp.async the scale factors that are not TMA-loadable) and one or two math warpgroups (wgmma
 // m64nNk32 e4m3 from smem, promotion every 128 K on CUDA cores, swizzled TMA-store epilogue).
+// Split-K (k_splits > 1): work units are (tile, split); each stores its FP32 partial into a workspace
+// plane that kernels/sm90_splitk_reduce.cuh sums into D.
 // Host contract (descriptors, launch): kernels/sm90_fp8_gemm_types.cuh.
 
 #include "hopgemm/device/common.cuh"
@@ -38,6 +40,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   constexpr bool kMulticastA = kConfig.cluster_n == 2, kMulticastB = kConfig.cluster_m == 2;
   constexpr bool k1D1D = kConfig.recipe == kRecipe1D1D;
   constexpr bool kSfaTma = kConfig.sfa_k_major == 0;
+  constexpr int kSplits = kConfig.k_splits;
   constexpr bool kSfbTma = k1D1D && kConfig.sfb_k_major == 0;
   constexpr bool kUsesCpAsync = !kSfaTma || !kSfbTma;  // 1D2D's sfb always comes by cp.async
   // setmaxnreg.inc waits for registers the CTA got at launch (168 x 384 = 64512 for 3 warpgroups):
@@ -50,6 +53,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   const i32 n = kConfig.shape_n > 0 ? kConfig.shape_n : params.n;
   const i32 k = kConfig.shape_k > 0 ? kConfig.shape_k : params.k;
   const i32 num_k_blocks = ceil_div(k, kBlockK);  // the last block may be partial (TMA zero-fills)
+  const i32 k_blocks_per_split = ceil_div(num_k_blocks, kSplits);  // the host keeps every split non-empty
 
   // ---- shared memory carve-up: [D tile][A x stages][B x stages][SFA x stages][SFB x stages][barriers]
   extern __shared__ __align__(1024) u8 smem[];
@@ -87,10 +91,15 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // PDL: nothing global is read or written before the previous grid is done.
   ptx::griddepcontrol_wait();
 
-  scheduler::Sm90DenseScheduler<kBlockM, kBlockN, kConfig.cluster_m, kConfig.cluster_n, kConfig.raster_band> sched(
-      m, n, cta_rank);
+  scheduler::Sm90DenseScheduler<kBlockM, kBlockN, kConfig.cluster_m, kConfig.cluster_n, kConfig.raster_band, kSplits>
+      sched(m, n, cta_rank);
   pipeline::StageRing<kStages> ring;
   i32 m_block, n_block;
+  // The k-blocks of the unit sched.next() returned last: all of them without split-K.
+  auto k_block_range = [&](i32& begin, i32& end) {
+    begin = sched.k_split * k_blocks_per_split;
+    end = min(begin + k_blocks_per_split, num_k_blocks);
+  };
 
   // ---- role split ------------------------------------------------------------------------------
   if (threadIdx.x >= kMathWgs * 128) {
@@ -100,7 +109,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       const i32 num_sfb_rows = ceil_div(n, 128);
       while (sched.next(m_block, n_block)) {
         const i32 m0 = m_block * kBlockM, n0 = n_block * kBlockN;
-        for (i32 kb = 0; kb < num_k_blocks; ++kb, ring.advance()) {
+        i32 kb_begin, kb_end;
+        k_block_range(kb_begin, kb_end);
+        for (i32 kb = kb_begin; kb < kb_end; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&empty[s], ring.phase ^ 1);
           const u32 bar = ptx::smem_addr(&full[s]);
@@ -217,6 +228,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     if constexpr (kOrdered)
       if (wg == 1) ptx::bar_arrive(kTurnBarrier, 256);
     while (sched.next(m_block, n_block)) {
+      i32 kb_begin, kb_end;
+      k_block_range(kb_begin, kb_end);
+      const i32 unit_k_blocks = kb_end - kb_begin;
 #pragma unroll
       for (int w = 0; w < kWaves; ++w)
 #pragma unroll
@@ -248,19 +262,19 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           ring = next;
         };
         for (i32 kb = 0;; kb += 2) {
-          if (kb + 1 >= num_k_blocks) {
+          if (kb + 1 >= unit_k_blocks) {
             consume.template operator()<0>(true);
             break;
           }
           consume.template operator()<0>(false);
-          if (kb + 2 >= num_k_blocks) {
+          if (kb + 2 >= unit_k_blocks) {
             consume.template operator()<1>(true);
             break;
           }
           consume.template operator()<1>(false);
         }
       } else {
-        for (i32 kb = 0; kb < num_k_blocks; ++kb, ring.advance()) {
+        for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
 #pragma unroll
@@ -273,10 +287,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::wgmma_fence_operand(acc[0]);
             // Before the last promotion: refill starts sooner. d_in_stage keeps the tile's last stage
             // for the epilogue's D staging and releases it after the store has read it.
-            if (!k1D1D && w == kWaves - 1 && !(kDInStage && kb == num_k_blocks - 1)) release(s);
+            if (!k1D1D && w == kWaves - 1 && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
             promote(fin[w], acc[0], sc, s);
           }
-          if (k1D1D && !(kDInStage && kb == num_k_blocks - 1)) release(s);
+          if (k1D1D && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
           last_stage = s;
         }
       }
@@ -285,9 +299,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       const bool phantom = sched.is_phantom(m_block, n_block);
       const u32 d_buf = kDInStage ? smem_a + last_stage * kSmem.a_stage : smem_d;
       if (!phantom)
-        epilogue::store_tile<kBlockM, kBlockN, kWgRows, kConfig.out_dtype == kOutFp32, kConfig.accumulate == 1,
-                             d_swizzle_bytes(kConfig), kConfig.d_passes>(fin, d_buf, &params.tma_d, wg, m_block * kBlockM,
-                                                       n_block * kBlockN);
+        epilogue::store_tile<kBlockM, kBlockN, kWgRows, stores_fp32(kConfig), kConfig.accumulate == 1 && kSplits == 1,
+                             d_swizzle_bytes(kConfig), kConfig.d_passes, (kSplits > 1)>(
+            fin, d_buf, &params.tma_d, wg, m_block * kBlockM, n_block * kBlockN, sched.k_split);
       if constexpr (kDInStage) {
         // This warpgroup's stores must have read the stage before the producers may refill it.
         if (!phantom) {

@@ -9,7 +9,7 @@
 // the partial last block uses scale column ceil(K/128)-1, TMA zero-fills the missing K.
 //
 // ---------------------------------------------------------------------------------------------
-// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2, INTERLEAVE_NONE,
+// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2 (tma_d under split-K: rank 3), INTERLEAVE_NONE,
 // L2_PROMOTION_L2_256B, OOB_FILL_NONE (zeros), element strides {1, 1}; dims/strides innermost first;
 // global strides in bytes (multiples of 16); base addresses 16-byte aligned.
 //   tma_a   UINT8        dims {K, M}          stride {lda bytes}      box {128, block_m / cluster_n}   SWIZZLE_128B
@@ -21,6 +21,8 @@
 //   tma_d   BFLOAT16 or FLOAT32 (out_dtype)  dims {N, M}  stride {ldd bytes}
 //           box {d_swizzle_bytes(cfg) / elem_bytes, block_m / num_math_wgs(cfg)}, swizzle d_swizzle_bytes(cfg)
 //           (128 -> SWIZZLE_128B, 64 -> 64B, 32 -> 32B, 16 -> SWIZZLE_NONE).
+//           k_splits > 1: FLOAT32 workspace, dims {N, M, k_splits}, strides {N*4, M*N*4}, box {.., .., 1}
+//           (the same box and swizzle as an FP32 D); then sm90_splitk_reduce.cuh writes D from it.
 // Unused descriptors may be left zeroed. The multicast operand's box is half the tile (each CTA of the
 // pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
 // Plain pointers (read with cp.async): sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride
@@ -29,8 +31,8 @@
 // Launch: grid (cfg.num_sms, 1, 1), cluster (cluster_m * cluster_n, 1, 1) when > 1, block
 // (num_threads(cfg), 1, 1), dynamic smem smem_bytes(cfg) (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
 // optionally CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (the kernel calls griddepcontrol.wait
-// before touching global memory). Accumulation: the kernel reduce-adds into D; when C is distinct from D
-// the host copies C into D first. M >= 1 (return early on M == 0), N % 8 == 0 (BF16 D) / % 4 (FP32 D), K % 16 == 0.
+// before touching global memory). Accumulation: the kernel (or the split-K reduce) adds into D; when C is
+// distinct from D the host copies C into D first. M >= 1 (return early on M == 0), N % 8 == 0 (BF16 D) / % 4 (FP32 D), K % 16 == 0.
 // num_sms must not exceed the CTAs that can be co-resident (with clusters: 2 x cuOccupancyMaxActiveClusters),
 // else the persistent grid runs in two waves. Launch through the driver from a cubin (NVRTC or nvcc -cubin):
 // nvcc cannot emit host launch stubs for a kernel templated on a class-type NTTP.
@@ -67,6 +69,9 @@ struct Sm90Fp8GemmConfig {
                          //    pipeline stage (released after the TMA store has read it): 4 stages for 256x128
   int shape_n = 0;       // compile-time N, 0 = runtime
   int shape_k = 0;       // compile-time K, 0 = runtime
+  int k_splits = 1;      // > 1: split-K; work unit (tile, split) runs k-blocks [split * kps, (split + 1) * kps)
+                         //    (kps = ceil(k_blocks / k_splits)) and stores its FP32 partial through tma_d
+                         //    into a [k_splits, M, N] workspace; sm90_splitk_reduce.cuh sums them into D
 };
 
 struct Sm90Fp8GemmParams {
@@ -85,7 +90,9 @@ struct Sm90Fp8GemmParams {
 HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) { return c.block_m == 64 ? 1 : 2; }
 HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
 HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
-HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32 ? 4 : 2; }
+// The tile the epilogue stores: FP32 partials under split-K, else D's dtype.
+HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32 || c.k_splits > 1; }
+HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return stores_fp32(c) ? 4 : 2; }
 
 // Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
 HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
@@ -110,6 +117,13 @@ HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfi
 HOPGEMM_HOST_DEVICE constexpr int smem_bytes(const Sm90Fp8GemmConfig& c) { return smem_layout(c).total; }
 
 inline constexpr int kSm90SmemCapacity = 232448;  // 227 KiB per block on H100/H200
+
+// Split-K needs every split non-empty (an empty unit would leave its consumers waiting on a stage no
+// producer fills): with kps = ceil(k_blocks / k_splits), (k_splits - 1) * kps < k_blocks.
+HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int k_splits) {
+  const i64 k_blocks = ceil_div<i64>(k, 128);
+  return k_splits >= 1 && (k_splits - 1) * ceil_div<i64>(k_blocks, k_splits) < k_blocks;
+}
 
 HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const int mma_n_multiple = c.recipe == kRecipe1D2D ? 16 : 8;
@@ -140,12 +154,15 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                          (c.block_n / c.d_passes * out_elem_bytes(c)) % d_swizzle_bytes(c) == 0;
   // d_in_stage: one pass = one 128-byte swizzle atom of all block_m rows = exactly the stage's A slot, and each
   // warpgroup's rows of D land on its own A rows (which only it reads), so neither waits for the other.
+  // Not combined with split-K, whose partial tiles take the FP32 path.
   const bool in_stage_ok = c.d_in_stage == 0 || (c.d_in_stage == 1 && c.promote_overlap == 0 && passes_ok &&
-                                                  d_swizzle_bytes(c) == 128 &&
+                                                  c.k_splits == 1 && d_swizzle_bytes(c) == 128 &&
                                                   c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
   const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) == 2 && c.promote_overlap == 0);
-  const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1;
-  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && cluster_ok && flags_ok && shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
+  const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
+                        c.k_splits >= 1 && c.k_splits <= 16;
+  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && cluster_ok && flags_ok &&
+         shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
 }
 
