@@ -310,7 +310,9 @@ def test_split_k_workspace_growth_inside_capture_is_refused():
     m, n, k = 4096, 4096, 1024  # 8 x 64 MiB of partials: larger than any other test's workspace
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=59)
     d = poisoned(m, n, torch.bfloat16)
-    tile = dict(k_splits=8, block_m=128, block_n=128, cluster_m=1, cluster_n=1)  # one kernel for both calls
+    # Every field the heuristics could set differently for the two M pinned: one kernel for both calls.
+    tile = dict(k_splits=8, block_m=128, block_n=128, cluster_m=1, cluster_n=1, promote_overlap=0, wg_order=0,
+                d_passes=1, d_in_stage=0)
     gemm_with((a8[:64], sfa[:64]), (b8, sfb), d[:64], **tile)  # kernels loaded, workspace still small
     graph = torch.cuda.CUDAGraph()
     with pytest.raises(RuntimeError, match="not warmed up"):
