@@ -103,9 +103,9 @@ int run_tune(Args& args) {
     std::fflush(stdout);
     const auto& p = plan.problem;
     char line[256];
-    std::snprintf(line, sizeof(line), "    {%lld, %lld, %lld, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},  // %.1f us\n",
+    std::snprintf(line, sizeof(line), "    {%lld, %lld, %lld, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},  // %.1f us\n",
                   (long long)p.m, (long long)p.n, (long long)p.k, p.recipe, p.out_dtype, p.accumulate, p.sfa_k_major,
-                  p.sfb_k_major, p.num_sms, b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.raster_band,
+                  p.sfb_k_major, p.num_sms, b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.raster_band, b.k_splits,
                   best_us);
     table += line;
   }
