@@ -18,6 +18,38 @@ namespace {
 constexpr int kMaxDevices = 64;  // size of LoadedKernel::smem_limit_
 constexpr int kDefaultSmemLimit = 48 * 1024;  // what a kernel may use without opting in
 
+// The launch configuration of `geometry` with the attributes it needs (cluster dimension when cluster_x > 1,
+// PDL when asked), written into `attributes` (room for 2): built on the caller's stack per call, so
+// concurrent launches from several host threads share nothing.
+CUlaunchConfig launch_config(const LaunchGeometry& geometry, CUstream stream, bool pdl,
+                             CUlaunchAttribute (&attributes)[2]) {
+  unsigned num_attributes = 0;
+  if (geometry.cluster_x > 1) {
+    CUlaunchAttribute& a = attributes[num_attributes++];
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = geometry.cluster_x;
+    a.value.clusterDim.y = 1;
+    a.value.clusterDim.z = 1;
+  }
+  if (pdl) {
+    CUlaunchAttribute& a = attributes[num_attributes++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  CUlaunchConfig config{};
+  config.gridDimX = geometry.grid_x;
+  config.gridDimY = geometry.grid_y;
+  config.gridDimZ = geometry.grid_z;
+  config.blockDimX = geometry.block_x;
+  config.blockDimY = geometry.block_y;
+  config.blockDimZ = geometry.block_z;
+  config.sharedMemBytes = static_cast<unsigned>(geometry.smem_bytes);
+  config.hStream = stream;
+  config.attrs = num_attributes > 0 ? attributes : nullptr;
+  config.numAttrs = num_attributes;
+  return config;
+}
+
 }  // namespace
 
 LoadedKernel::LoadedKernel(const CompiledKernel& compiled) : entry_(compiled.entry), resources_(compiled.resources) {
@@ -67,21 +99,8 @@ int LoadedKernel::max_active_clusters(int device, const LaunchGeometry& geometry
   std::atomic<int>& cached = max_active_clusters_[device];
   if (const int known = cached.load(std::memory_order_acquire); known > 0) return known;
   ensure_smem_limit(device, geometry.smem_bytes);
-  CUlaunchAttribute cluster;
-  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  cluster.value.clusterDim.x = geometry.cluster_x;
-  cluster.value.clusterDim.y = 1;
-  cluster.value.clusterDim.z = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = geometry.grid_x;
-  config.gridDimY = geometry.grid_y;
-  config.gridDimZ = geometry.grid_z;
-  config.blockDimX = geometry.block_x;
-  config.blockDimY = geometry.block_y;
-  config.blockDimZ = geometry.block_z;
-  config.sharedMemBytes = static_cast<unsigned>(geometry.smem_bytes);
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  CUlaunchAttribute attributes[2];
+  const CUlaunchConfig config = launch_config(geometry, nullptr, /*pdl=*/false, attributes);
   int clusters = 0;
   runtime::check_driver(runtime::driver("max_active_clusters")
                             .cuOccupancyMaxActiveClusters(&clusters, reinterpret_cast<CUfunction>(kernel_), &config),
@@ -98,32 +117,8 @@ void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, const vo
     HOPGEMM_CUDA_CHECK(cudaGetDevice(&device));
     kernel.ensure_smem_limit(device, geometry.smem_bytes);
   }
-  // Built on the stack per call: concurrent launches from several host threads share nothing.
   CUlaunchAttribute attributes[2];
-  unsigned num_attributes = 0;
-  if (geometry.cluster_x > 1) {
-    CUlaunchAttribute& a = attributes[num_attributes++];
-    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    a.value.clusterDim.x = geometry.cluster_x;
-    a.value.clusterDim.y = 1;
-    a.value.clusterDim.z = 1;
-  }
-  if (get_pdl()) {
-    CUlaunchAttribute& a = attributes[num_attributes++];
-    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    a.value.programmaticStreamSerializationAllowed = 1;
-  }
-  CUlaunchConfig config{};
-  config.gridDimX = geometry.grid_x;
-  config.gridDimY = geometry.grid_y;
-  config.gridDimZ = geometry.grid_z;
-  config.blockDimX = geometry.block_x;
-  config.blockDimY = geometry.block_y;
-  config.blockDimZ = geometry.block_z;
-  config.sharedMemBytes = static_cast<unsigned>(geometry.smem_bytes);
-  config.hStream = reinterpret_cast<CUstream>(stream);
-  config.attrs = num_attributes > 0 ? attributes : nullptr;
-  config.numAttrs = num_attributes;
+  const CUlaunchConfig config = launch_config(geometry, reinterpret_cast<CUstream>(stream), get_pdl(), attributes);
   void* args[] = {const_cast<void*>(params)};
   // A CUkernel stands in for a CUfunction in launch calls (context-independent loading, CUDA >= 12.0).
   const CUresult result =
