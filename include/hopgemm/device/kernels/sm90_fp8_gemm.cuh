@@ -1,7 +1,9 @@
 #pragma once
 // SM90 FP8 GEMM with fine-grained scaling (recipes 1D2D and 1D1D): D = A . B^T (+ D).
-// Warp-specialised persistent kernel: one producer warpgroup (one warp: lane 0 issues TMA, all lanes
-// cp.async the scale factors that are not TMA-loadable) and one or two math warpgroups (wgmma
+// Warp-specialised persistent kernel: one producer warpgroup (warp 0: lane 0 issues TMA, all lanes cp.async
+// the B scales that are not TMA-loadable; row-major A scales: warps 1-3 (block_m >= 128: 0-3) stage 8 k-blocks
+// of them in registers, one full 32-byte sector per row, and store one column per stage) and one or two math
+// warpgroups (wgmma
 // m64nNk32 e4m3 from smem, promotion every 128 K on CUDA cores, swizzled TMA-store epilogue).
 // Split-K (k_splits > 1): work units are (tile, split); each stores its FP32 partial into a workspace
 // plane that kernels/sm90_splitk_reduce.cuh sums into D.
@@ -18,6 +20,7 @@
 #include "hopgemm/device/ptx/cp_async.cuh"
 #include "hopgemm/device/ptx/fence.cuh"
 #include "hopgemm/device/ptx/griddepcontrol.cuh"
+#include "hopgemm/device/ptx/ld_global.cuh"
 #include "hopgemm/device/ptx/mbarrier.cuh"
 #include "hopgemm/device/ptx/setmaxnreg.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
@@ -42,10 +45,21 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   constexpr bool kSfaTma = kConfig.sfa_k_major == 0;
   constexpr int kSplits = kConfig.k_splits;
   constexpr bool kSfbTma = k1D1D && kConfig.sfb_k_major == 0;
-  constexpr bool kUsesCpAsync = !kSfaTma || !kSfbTma;  // 1D2D's sfb always comes by cp.async
+  constexpr bool kUsesCpAsync = !kSfbTma;  // 1D2D's sfb always comes by cp.async
+  // Row-major sfa: the last kSfaWarps producer warps each hold 4 consecutive k-blocks of kSfaPasses x 16 rows
+  // (16 rows x 2 halves of a 32-byte row sector per warp and pass), loaded once per kSfaChunk k-blocks; per-stage
+  // 4-byte cp.async reads cost one L2 sector per row per k-block (8x the bytes, +25% L2 traffic on 256x128 A2).
+  // Warp 0 (TMA) stays out where it can: its wait for a chunk's loads delays the A/B issue of the next stages
+  // (-4% at 128x7168x16384, block_m 64, one tile per CTA). With two math warpgroups the producer has 40 registers
+  // and 3 warps' passes spill (block_m 128: 12 data registers + the partial-pass guards; 256: 24), so all four
+  // warps stage there; those tiles are compute bound and the producer runs stages ahead, hiding the wait.
+  constexpr bool kSfaStaged = !kSfaTma;
+  constexpr int kSfaChunk = 8, kSfaWarps = kMathWgs == 1 ? 3 : 4, kSfaPasses = ceil_div(kBlockM, 16 * kSfaWarps);
+  constexpr bool kSfaFullPasses = kBlockM % (16 * kSfaWarps) == 0;  // else the last pass is partial
   // setmaxnreg.inc waits for registers the CTA got at launch (168 x 384 = 64512 for 3 warpgroups):
-  // 40 x 128 + 232 x 256 = 64512 exactly, so these two move together.
-  constexpr int kProducerRegs = 40, kConsumerRegs = kMathWgs == 1 ? 248 : 232;
+  // 40 x 128 + 232 x 256 = 64512 exactly, so these two move together. One math warpgroup: the CTA got 248 x 256
+  // at launch, so the producer can keep 64 (the row-major sfa staging needs them with split-K).
+  constexpr int kProducerRegs = kMathWgs == 1 ? 64 : 40, kConsumerRegs = kMathWgs == 1 ? 248 : 232;
   constexpr Sm90Fp8GemmSmem kSmem = smem_layout(kConfig);
   constexpr u32 kTxBytes = kSmem.a_stage + kSmem.b_stage + (kSfaTma ? kBlockM * 4 : 0) + (kSfbTma ? kBlockN * 4 : 0);
 
@@ -67,13 +81,14 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   const u32 sfa_addr = ptx::smem_addr(sfa), sfb_addr = ptx::smem_addr(sfb);
 
   // ---- barrier init ----------------------------------------------------------------------------
-  // full: the producer's expect_tx arrival (+ one cp.async arrival per producer lane).
+  // full: the producer's expect_tx arrival (+ one cp.async arrival per lane of producer warp 0, + one arrival
+  // per sfa warp after it stored its rows of row-major sfa).
   // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs).
   const u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const u32 cta_rank = kClusterSize > 1 ? ptx::cluster_ctarank() : 0;
   if (threadIdx.x == kMathWgs * 128) {
     for (int s = 0; s < kStages; ++s) {
-      ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0));
+      ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0) + (kSfaStaged ? kSfaWarps : 0));
       ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4);
     }
     ptx::fence_mbarrier_init_release_cluster();
@@ -104,65 +119,101 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // ---- role split ------------------------------------------------------------------------------
   if (threadIdx.x >= kMathWgs * 128) {
     ptx::setmaxnreg_dec<kProducerRegs>();
-    if (warp == kMathWgs * 4) {
-      // ---- producer loop: one warp --------------------------------------------------------------
+    const u32 pwarp = warp - kMathWgs * 4;  // producer warp 0..3
+    // Row-major sfa staging warps: [kFirstSfaWarp, 4).
+    constexpr u32 kFirstSfaWarp = 4 - kSfaWarps;
+    const bool sfa_warp = kSfaStaged && pwarp >= kFirstSfaWarp;
+    if (pwarp == 0 || sfa_warp) {
+      // ---- producer loop: warp 0 (+ the sfa warps for row-major sfa) ----------------------------
       const i32 num_sfb_rows = ceil_div(n, 128);
+      // Row-major sfa staging: lane = 2 x (row in the warp's 16) + half (k-blocks 4*half .. +3 of a chunk);
+      // pass p covers tile rows [16 kSfaWarps p, 16 kSfaWarps (p + 1)).
+      const u32 sfa_half = lane & 1, sfa_row = (pwarp - kFirstSfaWarp) * 16 + lane / 2;
+      const bool sfa_vec = (reinterpret_cast<u64>(params.sfa) % 16 == 0) && (params.sfa_ld % 4 == 0);
+      float sv[kSfaPasses][4];
+      auto load_sfa_chunk = [&](i32 m0, i32 c0) {
+        const i32 c = c0 + static_cast<i32>(sfa_half) * 4;
+#pragma unroll
+        for (int p = 0; p < kSfaPasses; ++p) {
+          const i32 row = m0 + p * 16 * kSfaWarps + static_cast<i32>(sfa_row);
+          const float* src = params.sfa + static_cast<i64>(min(row, m - 1)) * params.sfa_ld + c;
+          const bool valid = row < m && (kSfaFullPasses || p * 16 * kSfaWarps + static_cast<i32>(sfa_row) < kBlockM);
+          if (valid && sfa_vec && c + 4 <= num_k_blocks) {
+            ptx::ld_global_v4_f32(src, sv[p][0], sv[p][1], sv[p][2], sv[p][3]);
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) sv[p][j] = valid && c + j < num_k_blocks ? ptx::ld_global_f32(src + j) : 0.0f;
+          }
+        }
+      };
       while (sched.next(m_block, n_block)) {
         const i32 m0 = m_block * kBlockM, n0 = n_block * kBlockN;
         i32 kb_begin, kb_end;
         k_block_range(kb_begin, kb_end);
         for (i32 kb = kb_begin; kb < kb_end; ++kb, ring.advance()) {
           const u32 s = ring.stage;
+          // Issued before the empty wait, so the loads' latency hides behind it.
+          if constexpr (kSfaStaged)
+            if (sfa_warp && (kb == kb_begin || kb % kSfaChunk == 0)) load_sfa_chunk(m0, kb / kSfaChunk * kSfaChunk);
           ptx::mbarrier_wait(&empty[s], ring.phase ^ 1);
           const u32 bar = ptx::smem_addr(&full[s]);
           const u32 a_dst = smem_a + s * kSmem.a_stage, b_dst = smem_b + s * kSmem.b_stage;
           const u32 sfa_dst = sfa_addr + s * kSmem.sfa_stage, sfb_dst = sfb_addr + s * kSmem.sfb_stage;
-          if (lane == 0) {
-            ptx::mbarrier_arrive_expect_tx(&full[s], kTxBytes);
-            // The shared operand: each CTA of the pair loads one half and multicasts it to both.
-            if constexpr (kMulticastA) {
-              constexpr int kHalf = kBlockM / 2;
-              ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, &params.tma_a, kb * kBlockK,
-                                                         m0 + cta_rank * kHalf, bar, 0b11);
-            } else {
-              ptx::cp_async_bulk_tensor_2d_g2s(a_dst, &params.tma_a, kb * kBlockK, m0, bar);
+          if (pwarp == 0) {
+            if (lane == 0) {
+              ptx::mbarrier_arrive_expect_tx(&full[s], kTxBytes);
+              // The shared operand: each CTA of the pair loads one half and multicasts it to both.
+              if constexpr (kMulticastA) {
+                constexpr int kHalf = kBlockM / 2;
+                ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, &params.tma_a, kb * kBlockK,
+                                                           m0 + cta_rank * kHalf, bar, 0b11);
+              } else {
+                ptx::cp_async_bulk_tensor_2d_g2s(a_dst, &params.tma_a, kb * kBlockK, m0, bar);
+              }
+              if constexpr (kMulticastB) {
+                constexpr int kHalf = kBlockN / 2;
+                ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, &params.tma_b, kb * kBlockK,
+                                                           n0 + cta_rank * kHalf, bar, 0b11);
+              } else {
+                ptx::cp_async_bulk_tensor_2d_g2s(b_dst, &params.tma_b, kb * kBlockK, n0, bar);
+              }
+              if constexpr (kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, m0, kb, bar);
+              if constexpr (kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, kb, bar);
             }
-            if constexpr (kMulticastB) {
-              constexpr int kHalf = kBlockN / 2;
-              ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, &params.tma_b, kb * kBlockK,
-                                                         n0 + cta_rank * kHalf, bar, 0b11);
-            } else {
-              ptx::cp_async_bulk_tensor_2d_g2s(b_dst, &params.tma_b, kb * kBlockK, n0, bar);
-            }
-            if constexpr (kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, m0, kb, bar);
-            if constexpr (kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, kb, bar);
-          }
-          if constexpr (kUsesCpAsync) {
-            // Row-major scales: one strided 4-byte copy per row; rows past the edge read as zero.
-            if constexpr (!kSfaTma) {
+            if constexpr (kUsesCpAsync) {
+              if constexpr (!k1D1D) {
+                // The (at most two) 128x128 B-scale blocks this tile's columns fall into.
+                const i32 row = n0 / 128 + static_cast<i32>(lane);
+                if (lane < 2)
+                  ptx::cp_async_ca_4(sfb_dst + lane * 4,
+                                     params.sfb + static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld + kb,
+                                     row < num_sfb_rows);
+              } else {
+                // Row-major scales: one strided 4-byte copy per row; rows past the edge read as zero.
 #pragma unroll 1  // keeps the producer within its 40 registers
-              for (i32 r = lane; r < kBlockM; r += 32) {
-                const i32 row = m0 + r;
-                ptx::cp_async_ca_4(sfa_dst + r * 4, params.sfa + static_cast<i64>(min(row, m - 1)) * params.sfa_ld + kb,
-                                   row < m);
+                for (i32 r = lane; r < kBlockN; r += 32) {
+                  const i32 row = n0 + r;
+                  ptx::cp_async_ca_4(sfb_dst + r * 4, params.sfb + static_cast<i64>(min(row, n - 1)) * params.sfb_ld + kb,
+                                     row < n);
+                }
+              }
+              ptx::cp_async_mbarrier_arrive_noinc(&full[s]);
+            }
+          }
+          if (sfa_warp) {
+            // This stage's column of the staged chunk: the half that holds it stores its rows.
+            const u32 j = static_cast<u32>(kb) % kSfaChunk;
+            if (j / 4 == sfa_half) {
+              float* dst = sfa + s * kSmem.sfa_stage / 4 + sfa_row;
+#pragma unroll
+              for (int p = 0; p < kSfaPasses; ++p) {
+                const u32 q = j % 4;
+                if (kSfaFullPasses || p * 16 * kSfaWarps + sfa_row < kBlockM)
+                  dst[p * 16 * kSfaWarps] = q == 0 ? sv[p][0] : q == 1 ? sv[p][1] : q == 2 ? sv[p][2] : sv[p][3];
               }
             }
-            if constexpr (!k1D1D) {
-              // The (at most two) 128x128 B-scale blocks this tile's columns fall into.
-              const i32 row = n0 / 128 + static_cast<i32>(lane);
-              if (lane < 2)
-                ptx::cp_async_ca_4(sfb_dst + lane * 4,
-                                   params.sfb + static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld + kb,
-                                   row < num_sfb_rows);
-            } else if constexpr (!kSfbTma) {
-#pragma unroll 1
-              for (i32 r = lane; r < kBlockN; r += 32) {
-                const i32 row = n0 + r;
-                ptx::cp_async_ca_4(sfb_dst + r * 4, params.sfb + static_cast<i64>(min(row, n - 1)) * params.sfb_ld + kb,
-                                   row < n);
-              }
-            }
-            ptx::cp_async_mbarrier_arrive_noinc(&full[s]);
+            __syncwarp();  // orders the warp's stores before lane 0's (release) arrival
+            if (lane == 0) ptx::mbarrier_arrive(&full[s]);
           }
         }
       }

@@ -25,9 +25,10 @@
 //           (the same box and swizzle as an FP32 D); then sm90_splitk_reduce.cuh writes D from it.
 // Unused descriptors may be left zeroed. The multicast operand's box is half the tile (each CTA of the
 // pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
-// Plain pointers (read with cp.async): sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride
-// sfa_ld elements); sfb for 1D2D ([ceil(N/128), ceil(K/128)] row-major, row stride sfb_ld) and for 1D1D
-// with sfb_k_major == 1 ([N, ceil(K/128)], row stride sfb_ld).
+// Plain pointers: sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride sfa_ld elements; read with
+// ld.global, 16-byte vectors when sfa is 16-byte aligned and sfa_ld % 4 == 0, else scalar); sfb (cp.async)
+// for 1D2D ([ceil(N/128), ceil(K/128)] row-major, row stride sfb_ld) and for 1D1D with sfb_k_major == 1
+// ([N, ceil(K/128)], row stride sfb_ld).
 // Launch: grid (cfg.num_sms, 1, 1), cluster (cluster_m * cluster_n, 1, 1) when > 1, block
 // (num_threads(cfg), 1, 1), dynamic smem smem_bytes(cfg) (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
 // optionally CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (the kernel calls griddepcontrol.wait
@@ -55,7 +56,7 @@ struct Sm90Fp8GemmConfig {
   int recipe = kRecipe1D2D;
   int out_dtype = kOutBf16;
   int accumulate = 0;    // 1: D += result through TMA reduce-add
-  int sfa_k_major = 0;   // 0: sfa MN-major TMA-aligned (TMA), 1: row-major [M, ceil(K/128)] (cp.async)
+  int sfa_k_major = 0;   // 0: sfa MN-major TMA-aligned (TMA), 1: row-major [M, ceil(K/128)] (ld.global)
   int sfb_k_major = 1;   // 1D1D only: 0 MN-major TMA-aligned (TMA), 1 row-major (cp.async)
   int num_sms = 132;     // grid size (persistent CTAs); multiple of the cluster size
   int raster_band = 16;  // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M
