@@ -1,5 +1,7 @@
 #include "api/suites.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -79,9 +81,15 @@ PrecompileReport precompile_suite(const std::string& suite, int num_sms, int job
   for (auto& s : api::gemm_suite_sources(gemms, num_sms)) sources.push_back(std::move(s));
   std::function<void(int, int)> progress;
   if (show_progress) {
-    progress = [](int done, int total) {
-      std::fprintf(stderr, "\r[%d/%d] kernels", done, total);
-      if (done == total) std::fputc('\n', stderr);
+    // A redrawn line on a terminal; in a log, one line per tenth of the work.
+    const bool terminal = isatty(fileno(stderr));
+    progress = [terminal](int done, int total) {
+      if (terminal) {
+        std::fprintf(stderr, "\r[%d/%d] kernels", done, total);
+        if (done == total) std::fputc('\n', stderr);
+      } else if (done == total || done * 10 / total != (done - 1) * 10 / total) {
+        std::fprintf(stderr, "[%d/%d] kernels\n", done, total);
+      }
     };
   }
   return jit::precompile_sources(sources, jobs, progress);
