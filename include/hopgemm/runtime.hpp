@@ -25,7 +25,8 @@ int current_device();
 
 // Number of SMs the persistent kernels use (default: all of the current device). 0 restores the default.
 void set_num_sms(int num_sms);
-int get_num_sms();
+// The SMs in use on `device` (the current device when -1).
+int get_num_sms(int device = -1);
 // Tensor-core utilisation hint in percent (0..100], read by the heuristics (DeepGEMM semantics).
 void set_tc_util(int percent);
 int get_tc_util();

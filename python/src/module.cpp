@@ -100,7 +100,7 @@ void bind_runtime(nb::module_& m) {
 
   m.def("set_num_sms", &set_num_sms, "num_sms"_a,
         "Number of SMs the persistent kernels use; 0 restores all SMs of the device.");
-  m.def("get_num_sms", &get_num_sms, "Number of SMs the persistent kernels use.");
+  m.def("get_num_sms", [] { return get_num_sms(); }, "Number of SMs the persistent kernels use (current device).");
   m.def("set_tc_util", &set_tc_util, "percent"_a, "Tensor-core utilisation hint in percent, in (0, 100].");
   m.def("get_tc_util", &get_tc_util);
   m.def("set_pdl", &set_pdl, "enable"_a, "Programmatic dependent launch for kernels launched afterwards.");

@@ -89,7 +89,7 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   p.n = n;
   p.k = k;
   p.out_dtype = fp32_out ? device::kOutFp32 : device::kOutBf16;
-  p.num_sms = get_num_sms();
+  p.num_sms = get_num_sms(a.device);
   p.tc_util = get_tc_util();
 
   const int64_t sf_k = ceil_div64(k, 128);
@@ -236,6 +236,7 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
   geometry.block_x = device::num_threads(cfg);
   geometry.smem_bytes = device::smem_bytes(cfg);
   geometry.cluster_x = device::cluster_size(cfg);
+  geometry.device = a.device;
   if (geometry.cluster_x > 1) {
     // A persistent grid must be co-resident: with clusters, GPC boundaries may leave fewer slots than SMs.
     const unsigned resident = kernel.max_active_clusters(a.device, geometry) * geometry.cluster_x;
@@ -257,6 +258,7 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
   reduce_geometry.grid_x = static_cast<unsigned>(
       std::min<int64_t>(ceil_div64(chunks, device::kSplitkReduceThreads), int64_t{cfg.num_sms} * 16));
   reduce_geometry.block_x = device::kSplitkReduceThreads;
+  reduce_geometry.device = a.device;
   jit::launch(*reduce, reduce_geometry, &reduce_params, stream);
 }
 

@@ -113,8 +113,8 @@ int LoadedKernel::max_active_clusters(int device, const LaunchGeometry& geometry
 void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, const void* params, cudaStream_t stream) {
   const auto& api = runtime::driver("launching a kernel");
   if (geometry.smem_bytes > kDefaultSmemLimit) {
-    int device = 0;
-    HOPGEMM_CUDA_CHECK(cudaGetDevice(&device));
+    int device = geometry.device;
+    if (device < 0) HOPGEMM_CUDA_CHECK(cudaGetDevice(&device));
     kernel.ensure_smem_limit(device, geometry.smem_bytes);
   }
   CUlaunchAttribute attributes[2];

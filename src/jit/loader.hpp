@@ -16,6 +16,7 @@ struct LaunchGeometry {
   unsigned block_x = 1, block_y = 1, block_z = 1;
   int smem_bytes = 0;     // dynamic shared memory
   unsigned cluster_x = 1; // thread-block cluster along x (1 = none)
+  int device = -1;        // the launch's device when the caller knows it (saves a query); -1: current
 };
 
 class LoadedKernel {

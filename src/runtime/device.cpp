@@ -35,29 +35,31 @@ int current_device() {
 }
 
 const DeviceInfo& device_info(int device) {
-  static std::array<std::unique_ptr<DeviceInfo>, kMaxDevices> cache;
+  // Read on every op call: a published entry is found without a lock; the lock only orders the first query.
+  static std::array<std::atomic<const DeviceInfo*>, kMaxDevices> cache{};
   static std::mutex mutex;
   if (device < 0) device = current_device();
   if (device >= kMaxDevices) {
     throw Error(ErrorKind::kInvalidArgument, "device_info: device index " + std::to_string(device) + " out of range");
   }
+  if (const DeviceInfo* known = cache[device].load(std::memory_order_acquire)) return *known;
   std::lock_guard<std::mutex> lock(mutex);
-  if (!cache[device]) {
-    cudaDeviceProp prop{};
-    HOPGEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    auto info = std::make_unique<DeviceInfo>();
-    info->device = device;
-    info->name = prop.name;
-    info->arch_major = prop.major;
-    info->arch_minor = prop.minor;
-    info->num_sms = prop.multiProcessorCount;
-    info->max_smem_per_block = static_cast<int>(prop.sharedMemPerBlockOptin);
-    info->l2_size = prop.l2CacheSize;
-    HOPGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&info->clock_khz, cudaDevAttrClockRate, device));
-    HOPGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&info->memory_clock_khz, cudaDevAttrMemoryClockRate, device));
-    cache[device] = std::move(info);
-  }
-  return *cache[device];
+  if (const DeviceInfo* known = cache[device].load(std::memory_order_acquire)) return *known;
+  cudaDeviceProp prop{};
+  HOPGEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  auto info = std::make_unique<DeviceInfo>();
+  info->device = device;
+  info->name = prop.name;
+  info->arch_major = prop.major;
+  info->arch_minor = prop.minor;
+  info->num_sms = prop.multiProcessorCount;
+  info->max_smem_per_block = static_cast<int>(prop.sharedMemPerBlockOptin);
+  info->l2_size = prop.l2CacheSize;
+  HOPGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&info->clock_khz, cudaDevAttrClockRate, device));
+  HOPGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&info->memory_clock_khz, cudaDevAttrMemoryClockRate, device));
+  const DeviceInfo* published = info.release();  // lives for the process, like the device
+  cache[device].store(published, std::memory_order_release);
+  return *published;
 }
 
 void set_num_sms(int num_sms) {
@@ -74,9 +76,9 @@ void set_num_sms(int num_sms) {
   g_num_sms = num_sms;
 }
 
-int get_num_sms() {
+int get_num_sms(int device) {
   const int n = g_num_sms.load();
-  return n > 0 ? n : device_info().num_sms;
+  return n > 0 ? n : device_info(device).num_sms;
 }
 
 void set_tc_util(int percent) {
