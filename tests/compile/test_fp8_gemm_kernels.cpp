@@ -8,10 +8,13 @@
 
 #include "api/gemm_sources.hpp"
 #include "api/suites.hpp"
+#include "compile/compiled_kernel_checks.hpp"
 #include "jit/compiler.hpp"
 
 namespace hopgemm {
 namespace {
+
+using testing::expect_clean;
 
 std::vector<jit::KernelSource> distinct_suite_sources() {
   std::vector<jit::KernelSource> out;
@@ -20,14 +23,6 @@ std::vector<jit::KernelSource> distinct_suite_sources() {
     if (seen.insert(s.code).second) out.push_back(std::move(s));
   }
   return out;
-}
-
-void expect_clean(const jit::CompiledKernel& k, const jit::KernelSource& s) {
-  EXPECT_FALSE(k.cubin.empty()) << s.code;
-  EXPECT_FALSE(k.entry.empty()) << s.code;
-  EXPECT_EQ(k.resources.spill_store_bytes, 0) << s.code << k.log;
-  EXPECT_EQ(k.resources.spill_load_bytes, 0) << s.code << k.log;
-  EXPECT_EQ(k.resources.stack_frame_bytes, 0) << s.code << k.log;
 }
 
 TEST(Fp8GemmKernels, SuiteConfigsCompileWithNvrtc) {

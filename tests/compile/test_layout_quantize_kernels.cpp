@@ -10,18 +10,13 @@
 #include <vector>
 
 #include "api/suite_sources.hpp"
+#include "compile/compiled_kernel_checks.hpp"
 #include "jit/compiler.hpp"
 
 namespace hopgemm {
 namespace {
 
-void expect_clean(const jit::CompiledKernel& k, const jit::KernelSource& s) {
-  EXPECT_FALSE(k.cubin.empty()) << s.code;
-  EXPECT_FALSE(k.entry.empty()) << s.code;
-  EXPECT_EQ(k.resources.spill_store_bytes, 0) << s.code << k.log;
-  EXPECT_EQ(k.resources.spill_load_bytes, 0) << s.code << k.log;
-  EXPECT_EQ(k.resources.stack_frame_bytes, 0) << s.code << k.log;
-}
+using testing::expect_clean;
 
 void compile_all(const std::vector<jit::KernelSource>& sources, const char* config_type) {
   const auto compiler = jit::make_nvrtc_compiler();
