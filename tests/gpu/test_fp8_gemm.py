@@ -14,7 +14,7 @@ if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] != 9:
 
 import hopgemm  # noqa: E402
 from hopgemm.testing import calc_diff  # noqa: E402
-from hopgemm.utils import per_block_cast_to_fp8, per_token_cast_to_fp8  # noqa: E402
+from fp8_gemm_inputs import make_inputs, poisoned, reference  # noqa: E402
 
 M_LIST = (1, 7, 33, 65, 129, 255, 4095)
 N_LIST = (8, 24, 576, 2112, 7176)
@@ -22,31 +22,6 @@ K_LIST = (16, 128, 144, 4096, 7168, 7296)
 # Tolerances: the reference is exact on the dequantised inputs, so the error is the output rounding
 # (BF16: ~1e-6 in calc_diff) plus the tensor cores' accumulation; the issue's bar is 1e-3.
 TOL_BF16, TOL_FP32 = 2e-5, 1e-5
-
-
-def make_inputs(m, n, k, recipe_1d1d, seed):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    a8, sfa = per_token_cast_to_fp8(a)
-    b8, sfb = per_token_cast_to_fp8(b) if recipe_1d1d else per_block_cast_to_fp8(b)
-    return a8, sfa, b8, sfb
-
-
-def dequant(x8, sf, block_rows):
-    """x8 [R, K] FP8 with sf [ceil(R/block_rows), ceil(K/128)] -> float64."""
-    r, k = x8.shape
-    s = sf.double().repeat_interleave(block_rows, 0)[:r].repeat_interleave(128, 1)[:, :k]
-    return x8.double() * s
-
-
-def reference(a8, sfa, b8, sfb, recipe_1d1d, c=None):
-    ref = dequant(a8, sfa, 1) @ dequant(b8, sfb, 1 if recipe_1d1d else 128).T
-    return ref if c is None else ref + c.double()
-
-
-def poisoned(m, n, dtype):
-    return torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
 
 
 @pytest.mark.parametrize("m,n,k", list(itertools.product(M_LIST, N_LIST, K_LIST)))

@@ -16,7 +16,9 @@ if not hasattr(torch.library, "custom_op") or not hasattr(torch.library, "opchec
 
 import hopgemm  # noqa: E402
 from hopgemm.testing import calc_diff  # noqa: E402
-from hopgemm.utils import per_block_cast_to_fp8, per_token_cast_to_fp8  # noqa: E402
+from hopgemm.utils import per_block_cast_to_fp8  # noqa: E402
+
+from fp8_gemm_inputs import make_inputs, poisoned  # noqa: E402
 
 ops = hopgemm.register_torch_ops()
 GEMMS = ("fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt")
@@ -24,23 +26,10 @@ CASTS = ("per_token_cast_to_fp8", "per_block_cast_to_fp8", "per_channel_cast_to_
 M, N, K = 128, 256, 512
 
 
-def make_inputs(m, n, k, recipe_1d1d=False, seed=0):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    a8, sfa = per_token_cast_to_fp8(a)
-    b8, sfb = per_token_cast_to_fp8(b) if recipe_1d1d else per_block_cast_to_fp8(b)
-    return a8, sfa, b8, sfb
-
-
 def layout_args(layout, a8, sfa, b8, sfb):
     """(a, sfa, b, sfb) for fp8_gemm_<layout> computing the same product as nt (as test_fp8_gemm does)."""
     a_t, b_t = layout[0] == "t", layout[1] == "n"
     return (a8.T if a_t else a8, sfa.T if a_t else sfa, b8.T if b_t else b8, sfb.T if b_t else sfb)
-
-
-def poisoned(m, n, dtype):
-    return torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
 
 
 def snapshot(t):
