@@ -164,20 +164,13 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
 
 namespace {
 
-struct TunedEntry {
-  int64_t m, n, k;
-  int recipe, out_dtype, accumulate, sfa_k_major, sfb_k_major, num_sms;
-  int block_m, block_n, num_stages, cluster_m, cluster_n, raster_band, k_splits;
-};
-
-constexpr TunedEntry kTuned[] = {
+constexpr TunedFp8GemmEntry kTuned[] = {
 #include "heuristics/sm90_fp8_gemm_tuned.inc"
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},  // end marker
 };
 
 // The measured configuration for exactly this problem, if `hopgemm tune` recorded one.
 std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
-  for (const TunedEntry& e : kTuned) {
+  for (const TunedFp8GemmEntry& e : kTuned) {
     if (e.m != p.m || e.n != p.n || e.k != p.k || e.recipe != p.recipe || e.out_dtype != p.out_dtype ||
         e.accumulate != p.accumulate || e.sfa_k_major != p.sfa_k_major || e.sfb_k_major != p.sfb_k_major ||
         e.num_sms != p.num_sms) {
@@ -185,7 +178,7 @@ std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
     }
     for (const Fp8GemmChoice& candidate : rank_fp8_gemm_configs(p, SIZE_MAX)) {
       const auto& c = candidate.config;
-      if (c.k_splits == 1 && c.block_m == e.block_m && c.block_n == e.block_n && c.num_stages == e.num_stages &&
+      if (c.block_m == e.block_m && c.block_n == e.block_n && c.num_stages == e.num_stages &&
           c.cluster_m == e.cluster_m && c.cluster_n == e.cluster_n && c.raster_band == e.raster_band &&
           c.k_splits == e.k_splits) {
         return candidate;
@@ -196,6 +189,8 @@ std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
 }
 
 }  // namespace
+
+std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table() { return kTuned; }
 
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
   // The tuning table was measured with split-K among the candidates: a listed problem takes its winner.

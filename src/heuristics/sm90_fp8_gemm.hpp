@@ -2,6 +2,7 @@
 // Heuristics for the SM90 FP8 GEMM: GemmProblem -> Sm90Fp8GemmConfig. Pure and deterministic (no CUDA
 // calls), unit-tested on the CPU with golden tables (DESIGN.md §2.4).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct Fp8GemmChoice {
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& problem);
 // Up to `max_count` valid configurations, fastest predicted first (what `hopgemm tune` measures).
 std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& problem, size_t max_count);
+
+// One row of the tuning table measured by `hopgemm tune` (sm90_fp8_gemm_tuned.inc): a problem and its winner.
+struct TunedFp8GemmEntry {
+  int64_t m, n, k;
+  int recipe, out_dtype, accumulate, sfa_k_major, sfb_k_major, num_sms;
+  int block_m, block_n, num_stages, cluster_m, cluster_n, raster_band, k_splits;
+};
+std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table();
 
 // Largest stage count that fits the shared-memory budget (0 if none does).
 int max_stages(device::Sm90Fp8GemmConfig config);

@@ -36,12 +36,26 @@ bench::DeviceBuffer random_bf16(int64_t rows, int64_t cols, uint32_t seed) {
 std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& shape) {
   std::vector<GemmShape> out;
   if (!shape.empty()) {
+    // [role:]MxNxK, role fwd (default), dgrad (same kernel, recorded as such) or wgrad (1D1D, FP32 D += A B^T).
+    api::GemmRole role = api::GemmRole::kForward;
+    std::string dims = shape;
+    if (const auto colon = shape.find(':'); colon != std::string::npos) {
+      const std::string name = shape.substr(0, colon);
+      dims = shape.substr(colon + 1);
+      if (name == "wgrad") {
+        role = api::GemmRole::kWgrad;
+      } else if (name == "dgrad") {
+        role = api::GemmRole::kDgrad;
+      } else if (name != "fwd") {
+        throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "': role must be fwd, dgrad or wgrad");
+      }
+    }
     long long m = 0, n = 0, k = 0;
     char tail = 0;
-    if (std::sscanf(shape.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 || k <= 0) {
-      throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "' must be MxNxK with positive integers");
+    if (std::sscanf(dims.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 || k <= 0) {
+      throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "' must be [fwd:|dgrad:|wgrad:]MxNxK with positive integers");
     }
-    out.push_back({api::GemmRole::kForward, m, n, k});
+    out.push_back({role, m, n, k});
     return out;
   }
   for (const auto& g : api::suite_gemms(suite)) out.push_back({g.role, g.m, g.n, g.k});
