@@ -71,6 +71,7 @@ GemmInputs::GemmInputs(const GemmShape& s, bool mn_major_sfa, uint32_t seed, cud
       sfa(s.m * ceil_div(s.k, 128) * 4),
       sfa_mn(get_tma_aligned_size(s.m, 4) * ceil_div(s.k, 128) * 4),
       sfb((s.wgrad() ? s.n : ceil_div(s.n, 128)) * ceil_div(s.k, 128) * 4),
+      sfb_mn(s.wgrad() ? get_tma_aligned_size(s.n, 4) * ceil_div(s.k, 128) * 4 : 0),
       out_dtype(s.wgrad() ? DType::kFloat32 : DType::kBFloat16) {
   const int64_t sk = ceil_div(s.k, 128);
   d = bench::DeviceBuffer(s.m * s.n * dtype_size(out_dtype));
@@ -89,8 +90,14 @@ GemmInputs::GemmInputs(const GemmShape& s, bool mn_major_sfa, uint32_t seed, cud
   }
   sfav = sfa_row;
   if (mn_major_sfa) {
+    // MN-major TMA-aligned per-row scales (DeepGEMM's layout): sfa, and sfb too where it is per row (1D1D).
     sfav = make_tensor(sfa_mn.get(), DType::kFloat32, {s.m, sk}, {1, get_tma_aligned_size(s.m, 4)}, 0);
     get_mn_major_tma_aligned_tensor(sfa_row, sfav, stream);
+    if (s.wgrad()) {
+      const TensorView sfb_row = sfbv;
+      sfbv = make_tensor(sfb_mn.get(), DType::kFloat32, {s.n, sk}, {1, get_tma_aligned_size(s.n, 4)}, 0);
+      get_mn_major_tma_aligned_tensor(sfb_row, sfbv, stream);
+    }
   }
   HOPGEMM_CUDA_CHECK(cudaMemsetAsync(d.get(), 0, d.bytes(), stream));
   HOPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));

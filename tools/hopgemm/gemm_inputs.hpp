@@ -23,11 +23,12 @@ std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& 
 
 class GemmInputs {
  public:
-  // `mn_major_sfa`: hand the GEMM its A scales MN-major TMA-aligned (else row-major as quantised).
+  // `mn_major_sfa`: hand the GEMM its per-row scales (A; B too for wgrad) MN-major TMA-aligned, else
+  // row-major as quantised.
   GemmInputs(const GemmShape& shape, bool mn_major_sfa, uint32_t seed, cudaStream_t stream);
 
   GemmShape shape;
-  bench::DeviceBuffer a16, b16, a8, b8, sfa, sfa_mn, sfb, d;
+  bench::DeviceBuffer a16, b16, a8, b8, sfa, sfa_mn, sfb, sfb_mn, d;
   TensorView a16v, b16v, a8v, b8v, sfav, sfbv, dv;
   DType out_dtype;
   // Bytes a GEMM moves: A, B and their scales read once, D written once (read too when accumulating).
