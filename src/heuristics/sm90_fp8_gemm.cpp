@@ -112,7 +112,11 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         c.raster_band = 16;
         // Overlapping the next block's WGMMA with this block's promotion measured +3-4% where per-block
         // latency dominates (64-row tiles, 1D1D) and -7% on clustered 128x128: docs/notes/fp8_gemm_kernel.md.
-        c.promote_overlap = (block_m == 64 || p.recipe == device::kRecipe1D1D) && block_m <= 128 && block_n <= 128;
+        // 1D1D's promotion (two multiplies per element) is long enough that 256-row tiles pipeline their two
+        // waves as well (block_n <= 96, where both accumulator sets fit).
+        const bool is_1d1d = p.recipe == device::kRecipe1D1D;
+        c.promote_overlap = ((block_m == 64 || is_1d1d) && block_m <= 128 && block_n <= 128) ||
+                            (is_1d1d && block_m == 256 && block_n <= 96);
         c.num_stages = max_stages(c);
         // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
         // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two

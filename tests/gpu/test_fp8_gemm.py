@@ -200,6 +200,49 @@ def test_bad_inputs_raise_and_write_nothing():
     assert d.isnan().all(), "a rejected call wrote to d"
 
 
+# ---- consumer pipelines (forced through the internal config hook) ---------------------------------------------
+# Each way the math warpgroups order WGMMA, promotion and stage release: per wave (promote_overlap 0), across
+# k-blocks (one wave, promote_overlap 1), across the two waves of a 256-row tile (promote_overlap 1), strict
+# warpgroup turns (wg_order), D staged in the last pipeline stage (d_in_stage); both recipes, both 1D1D sfb
+# layouts, clusters with phantom tiles (M, N not multiples of the tile), a partial last k-block.
+PIPELINES = {
+    "1d1d-256x80-waves": dict(block_m=256, block_n=80, promote_overlap=1, cluster_m=1, cluster_n=2),
+    "1d1d-256x96-waves-b2": dict(block_m=256, block_n=96, promote_overlap=1, cluster_m=2, cluster_n=1),
+    "1d1d-256x80-per-wave": dict(block_m=256, block_n=80, promote_overlap=0, cluster_m=1, cluster_n=1),
+    "1d1d-128x160-per-wave": dict(block_m=128, block_n=160, promote_overlap=0, cluster_m=2, cluster_n=1),
+    "1d1d-128x128-across-blocks": dict(block_m=128, block_n=128, promote_overlap=1, cluster_m=1, cluster_n=2),
+    "1d1d-128x128-wg-order": dict(block_m=128, block_n=128, promote_overlap=0, wg_order=1),
+    "1d2d-256x96-waves": dict(block_m=256, block_n=96, promote_overlap=1, cluster_m=1, cluster_n=2),
+    "1d2d-256x128-d-in-stage": dict(block_m=256, block_n=128, promote_overlap=0, d_in_stage=1, d_passes=2,
+                                    num_stages=4),
+    "1d2d-64x96-across-blocks": dict(block_m=64, block_n=96, promote_overlap=1),
+}
+
+
+@pytest.mark.parametrize("sfb_mn_major", [False, True])
+@pytest.mark.parametrize("name", list(PIPELINES))
+def test_consumer_pipelines(name, sfb_mn_major):
+    recipe_1d1d = name.startswith("1d1d")
+    if sfb_mn_major and not recipe_1d1d:
+        pytest.skip("1D2D's sfb is per 128x128 block: one layout")
+    m, n, k = 777, 1000, 4224  # 4224 = 33 k-blocks: odd count, partial last block for nothing but the tail
+    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 31 + sfb_mn_major)
+    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1)
+    overrides.update(PIPELINES[name])
+    sfb_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfb) if sfb_mn_major else sfb
+    sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
+    if recipe_1d1d:
+        c = torch.randn(m, n, device="cuda", dtype=torch.float32)
+        d = c.clone()
+        gemm_with((a8, sfa_arg), (b8, sfb_arg), d, c=d, recipe=(1, 1, 128), **overrides)
+        assert calc_diff(d, reference(a8, sfa, b8, sfb, True, c)) < TOL_FP32
+    else:
+        d = poisoned(m, n, torch.bfloat16)
+        gemm_with((a8, sfa_arg), (b8, sfb_arg), d, **overrides)
+        assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+        assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
 # ---- split-K (forced through the internal config hook; the heuristics pick it only where it pays) ----------
 
 

@@ -237,21 +237,34 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
                                      kk > 0);
       ptx::wgmma_commit_group();
     };
-    // This thread's A scales (rows lane/4 and +8 of its warp's 16) and the tile's B block scales.
-    struct Scales {
-      float sa0, sa1, sb0, sb1;
+    // Scales, read from the stage into registers before the WGMMA wait: the thread's A scales (rows lane/4
+    // and +8 of its warp's 16 in wave w) and the tile's B scales (1D2D: the two 128-column blocks the tile
+    // can touch; 1D1D: one per column of the thread, float2 per 8-column group).
+    struct RowScales {
+      float sa0, sa1;
     };
-    auto load_scales = [&](u32 s, int w) {
+    struct ColScales {
+      float2 sb[k1D1D ? kBlockN / 8 : 1];
+    };
+    auto load_row_scales = [&](u32 s, int w) {
       const float* sfa_s = sfa + s * kSmem.sfa_stage / 4 + wg * kWgRows + w * 64 + warp_in_wg * 16 + lane / 4;
-      const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
-      return k1D1D ? Scales{sfa_s[0], sfa_s[8], 0.0f, 0.0f} : Scales{sfa_s[0], sfa_s[8], sfb_s[0], sfb_s[1]};
+      return RowScales{sfa_s[0], sfa_s[8]};
     };
-    auto promote = [&](float (&f)[kBlockN / 2], const float (&a)[kBlockN / 2], const Scales& sc, u32 s) {
+    auto load_col_scales = [&](u32 s) {
+      const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
+      ColScales c;
+      if constexpr (k1D1D)
+        mma::load_col_scales_1d1d<kBlockN>(c.sb, sfb_s, lane);
+      else
+        c.sb[0] = make_float2(sfb_s[0], sfb_s[1]);
+      return c;
+    };
+    auto promote = [&](float (&f)[kBlockN / 2], const float (&a)[kBlockN / 2], const RowScales& r, const ColScales& c) {
       if constexpr (k1D1D) {
-        mma::promote_1d1d<kBlockN>(f, a, sc.sa0, sc.sa1, sfb + s * kSmem.sfb_stage / 4, lane);
+        mma::promote_1d1d<kBlockN>(f, a, r.sa0, r.sa1, c.sb);
       } else {
         mma::dispatch_former_groups<kBlockN>(static_cast<u32>(n_block * kBlockN) % 128, [&]<int kFormer>() {
-          mma::promote_1d2d<kBlockN, kFormer>(f, a, sc.sa0, sc.sa1, sc.sb0, sc.sb1);
+          mma::promote_1d2d<kBlockN, kFormer>(f, a, r.sa0, r.sa1, c.sb[0].x, c.sb[0].y);
         });
       }
     };
@@ -266,8 +279,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
 
     // promote_overlap (one wave, block_n <= 128: two accumulator sets fit): block kb+1's wgmmas run on
     // the tensor cores while block kb is promoted on the CUDA cores (DeepGEMM waits for every block).
-    constexpr bool kOverlap = kConfig.promote_overlap == 1;
-    float acc[kOverlap ? 2 : 1][kBlockN / 2];  // tensor-core partial sums of one 128-K block
+    // With two waves per warpgroup (block_m 256, block_n <= 96) the same field pipelines the waves instead.
+    constexpr bool kOverlap = kConfig.promote_overlap == 1 && kWaves == 1;
+    constexpr bool kWavePipelined = kConfig.promote_overlap == 1 && kWaves == 2;
+    float acc[kConfig.promote_overlap == 1 ? 2 : 1][kBlockN / 2];  // tensor-core partial sums of one 128-K block
     // wg_order: the two math warpgroups take turns issuing their per-wave WGMMA batches (named barriers
     // kTurnBarrier + wg: "wg may issue"), so the tensor cores run one WG's batch while the other promotes
     // instead of both finishing together and promoting while the tensor cores idle. WG 1 grants WG 0 the
@@ -288,9 +303,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         for (int i = 0; i < kBlockN / 2; ++i) fin[w][i] = 0.0f;
 
       if constexpr (kOverlap) {
-        Scales sc[2];
+        RowScales rs[2];
         ptx::mbarrier_wait(&full[ring.stage], ring.phase);
-        sc[0] = load_scales(ring.stage, 0);
+        rs[0] = load_row_scales(ring.stage, 0);
         issue_mma(acc[0], ring.stage, 0);
         // Block kb lives in acc[kBuf]. step: issue block kb+1 into the other buffer, wait until only
         // it is in flight, promote kb. finish: last block, drain and promote. Unrolled by two so the
@@ -302,13 +317,16 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::wgmma_wait_group<0>();
           } else {
             ptx::mbarrier_wait(&full[next.stage], next.phase);
-            sc[kBuf ^ 1] = load_scales(next.stage, 0);
+            rs[kBuf ^ 1] = load_row_scales(next.stage, 0);
             issue_mma(acc[kBuf ^ 1], next.stage, 0);
             ptx::wgmma_wait_group<1>();
           }
           ptx::wgmma_fence_operand(acc[kBuf]);
-          if constexpr (!k1D1D) release(ring.stage);  // 1D1D promotion still reads the stage's sfb
-          promote(fin[0], acc[kBuf], sc[kBuf], ring.stage);
+          // Two accumulator sets leave no registers for 1D1D's per-column scales ahead of time: they are
+          // read during the promotion, so that stage is released after it.
+          const ColScales cs = load_col_scales(ring.stage);
+          if constexpr (!k1D1D) release(ring.stage);
+          promote(fin[0], acc[kBuf], rs[kBuf], cs);
           if constexpr (k1D1D) release(ring.stage);
           ring = next;
         };
@@ -324,13 +342,33 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           }
           consume.template operator()<1>(false);
         }
+      } else if constexpr (kWavePipelined) {
+        // Both waves' WGMMA batches go out together; wave 0 is promoted while wave 1 runs on the tensor
+        // cores, so only wave 1's promotion is exposed (the other warpgroup's batches cover it).
+        for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
+          const u32 s = ring.stage;
+          ptx::mbarrier_wait(&full[s], ring.phase);
+          const ColScales cs = load_col_scales(s);
+          const RowScales rs0 = load_row_scales(s, 0), rs1 = load_row_scales(s, 1);
+          issue_mma(acc[0], s, 0);
+          issue_mma(acc[1], s, 1);
+          ptx::wgmma_wait_group<1>();
+          ptx::wgmma_fence_operand(acc[0]);
+          promote(fin[0], acc[0], rs0, cs);
+          ptx::wgmma_wait_group<0>();
+          ptx::wgmma_fence_operand(acc[1]);
+          if (!(kDInStage && kb == unit_k_blocks - 1)) release(s);
+          promote(fin[1], acc[1], rs1, cs);
+          last_stage = s;
+        }
       } else {
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
+          const ColScales cs = load_col_scales(s);
 #pragma unroll
           for (int w = 0; w < kWaves; ++w) {
-            const Scales sc = load_scales(s, w);
+            const RowScales rs = load_row_scales(s, w);
             if constexpr (kOrdered) ptx::bar_sync(kTurnBarrier + wg, 256);  // wait for this WG's turn
             issue_mma(acc[0], s, w);
             if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
@@ -338,10 +376,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::wgmma_fence_operand(acc[0]);
             // Before the last promotion: refill starts sooner. d_in_stage keeps the tile's last stage
             // for the epilogue's D staging and releases it after the store has read it.
-            if (!k1D1D && w == kWaves - 1 && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
-            promote(fin[w], acc[0], sc, s);
+            if (w == kWaves - 1 && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
+            promote(fin[w], acc[0], rs, cs);
           }
-          if (k1D1D && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
           last_stage = s;
         }
       }

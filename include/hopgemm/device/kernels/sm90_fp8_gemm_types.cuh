@@ -60,8 +60,9 @@ struct Sm90Fp8GemmConfig {
   int sfb_k_major = 1;   // 1D1D only: 0 MN-major TMA-aligned (TMA), 1 row-major (cp.async)
   int num_sms = 132;     // grid size (persistent CTAs); multiple of the cluster size
   int raster_band = 16;  // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M
-  int promote_overlap = 0;  // 1: two accumulator sets, block kb+1's WGMMA overlaps kb's promotion
-                            //    (needs one 64-row wave per math warpgroup and block_n <= 128)
+  int promote_overlap = 0;  // 1: two accumulator sets. One 64-row wave per math warpgroup (block_n <= 128):
+                            //    block kb+1's WGMMA overlaps kb's promotion. Two waves (block_n <= 96): both
+                            //    waves are issued together and wave 0 is promoted while wave 1 runs
   int wg_order = 0;      // 1: the two math warpgroups issue their WGMMA batches in strict alternation
                          //    (named-barrier turns), so one promotes while the other's batch runs
   int d_passes = 1;      // epilogue passes over the tile's columns: smem stages block_n / d_passes columns of
@@ -149,7 +150,10 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const bool flags_ok = (c.recipe == kRecipe1D2D || c.recipe == kRecipe1D1D) &&
                         (c.out_dtype == kOutBf16 || c.out_dtype == kOutFp32) && (c.accumulate == 0 || c.accumulate == 1) &&
                         (c.sfa_k_major == 0 || c.sfa_k_major == 1) && (c.sfb_k_major == 0 || c.sfb_k_major == 1);
-  const bool overlap_ok = c.promote_overlap == 0 || (c.promote_overlap == 1 && waves == 1 && c.block_n <= 128);
+  // Two accumulator sets: one wave and block_n <= 128 (blocks kb and kb+1), or two waves and block_n <= 96
+  // (both waves of one block: 2 x 2 x 96 / 2 = 192 accumulator registers).
+  const bool overlap_ok = c.promote_overlap == 0 ||
+                          (c.promote_overlap == 1 && ((waves == 1 && c.block_n <= 128) || (waves == 2 && c.block_n <= 96)));
   // Each epilogue pass covers whole 8-column groups and whole swizzle atoms (one TMA box each).
   const bool passes_ok = (c.d_passes == 1 || c.d_passes == 2 || c.d_passes == 4) && c.block_n % (8 * c.d_passes) == 0 &&
                          (c.block_n / c.d_passes * out_elem_bytes(c)) % d_swizzle_bytes(c) == 0;

@@ -43,17 +43,24 @@ HOPGEMM_DEVICE void dispatch_former_groups(u32 n_mod_128, F&& f) {
   }
 }
 
-// 1D1D: one B scale per column; sfb points at this tile's kBlockN per-column scales in smem.
+// 1D1D: one B scale per column. The thread's columns of 8-column group g are 8g + 2(lane%4) + {0,1}; their
+// scales come in registers (load_col_scales_1d1d, read before the WGMMA wait so the shared-memory latency
+// hides behind the tensor cores and the stage can be released before the promotion).
+template <int kBlockN>
+HOPGEMM_DEVICE void load_col_scales_1d1d(float2 (&sb)[kBlockN / 8], const float* sfb, u32 lane) {
+#pragma unroll
+  for (int g = 0; g < kBlockN / 8; ++g) sb[g] = *reinterpret_cast<const float2*>(sfb + g * 8 + (lane % 4) * 2);
+}
+
 template <int kBlockN>
 HOPGEMM_DEVICE void promote_1d1d(float (&fin)[kBlockN / 2], const float (&acc)[kBlockN / 2], float sa0, float sa1,
-                                 const float* sfb, u32 lane) {
+                                 const float2 (&sb)[kBlockN / 8]) {
 #pragma unroll
   for (int g = 0; g < kBlockN / 8; ++g) {
-    const float2 sb = *reinterpret_cast<const float2*>(sfb + g * 8 + (lane % 4) * 2);
-    fin[4 * g + 0] += sa0 * sb.x * acc[4 * g + 0];
-    fin[4 * g + 1] += sa0 * sb.y * acc[4 * g + 1];
-    fin[4 * g + 2] += sa1 * sb.x * acc[4 * g + 2];
-    fin[4 * g + 3] += sa1 * sb.y * acc[4 * g + 3];
+    fin[4 * g + 0] += sa0 * sb[g].x * acc[4 * g + 0];
+    fin[4 * g + 1] += sa0 * sb[g].y * acc[4 * g + 1];
+    fin[4 * g + 2] += sa1 * sb[g].x * acc[4 * g + 2];
+    fin[4 * g + 3] += sa1 * sb[g].y * acc[4 * g + 3];
   }
 }
 
