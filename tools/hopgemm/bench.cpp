@@ -80,6 +80,7 @@ std::string fmt_ratio(const std::optional<double>& r) {
 int run_bench(Args& args) {
   const std::string suite = args.take("suite", "deepseek-v3");
   const std::string shape = args.take("shape");
+  const std::string role = args.take("role");
   std::string out_path = args.take("out");
   const bool plot = args.take_flag("plot");
   const int iters = args.take_int("iters", 30);
@@ -92,13 +93,14 @@ int run_bench(Args& args) {
   if (!gpu_available()) throw Error(ErrorKind::kCuda, "bench needs a GPU; use `hopgemm precompile` on this machine");
   if (device_info().arch_major != 9) throw Error(ErrorKind::kUnsupported, "bench needs an SM90 (Hopper) GPU");
 
-  const auto shapes = gemm_shapes(suite, shape);
+  const auto shapes = gemm_shapes(suite, shape, role);
   cudaStream_t stream;
   HOPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   bench::CublasLtBaselines cublaslt;
   bench::BenchReport report;
-  report.header = bench::collect_header(git_commit(), "hopgemm bench " + (shape.empty() ? "--suite " + suite : "--shape " + shape) + " --sfa " + sfa_layout,
-                                        shape.empty() ? suite : "shape-" + shape);
+  const std::string selection = shape.empty() ? "--suite " + suite + (role.empty() ? "" : " --role " + role) : "--shape " + shape;
+  report.header = bench::collect_header(git_commit(), "hopgemm bench " + selection + " --sfa " + sfa_layout,
+                                        shape.empty() ? suite + (role.empty() ? "" : "-" + role) : "shape-" + shape);
   report.header.copy_bandwidth_gbps = bench::copy_bandwidth_gbps();
   bench::TimerOptions timer;
   timer.iters = iters;

@@ -33,7 +33,10 @@ bench::DeviceBuffer random_bf16(int64_t rows, int64_t cols, uint32_t seed) {
 
 }  // namespace
 
-std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& shape) {
+std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& shape, const std::string& role) {
+  if (!role.empty() && role != "fwd" && role != "dgrad" && role != "wgrad") {
+    throw Error(ErrorKind::kInvalidArgument, "--role '" + role + "' must be fwd, dgrad or wgrad");
+  }
   std::vector<GemmShape> out;
   if (!shape.empty()) {
     // [role:]MxNxK, role fwd (default), dgrad (same kernel, recorded as such) or wgrad (1D1D, FP32 D += A B^T).
@@ -58,7 +61,8 @@ std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& 
     out.push_back({role, m, n, k});
     return out;
   }
-  for (const auto& g : api::suite_gemms(suite)) out.push_back({g.role, g.m, g.n, g.k});
+  for (const auto& g : api::suite_gemms(suite))
+    if (role.empty() || role == api::gemm_role_name(g.role)) out.push_back({g.role, g.m, g.n, g.k});
   return out;
 }
 

@@ -18,8 +18,8 @@ struct GemmShape {
   bool wgrad() const { return role == api::GemmRole::kWgrad; }
 };
 
-// The shapes of `suite`, or the single "MxNxK" `shape` when given.
-std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& shape);
+// The shapes of `suite` (only those of `role` when not empty), or the single "[role:]MxNxK" `shape` when given.
+std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& shape, const std::string& role = "");
 
 class GemmInputs {
  public:

@@ -25,6 +25,7 @@ namespace hopgemm::cli {
 int run_tune(Args& args) {
   const std::string suite = args.take("suite", "deepseek-v3");
   const std::string shape = args.take("shape");
+  const std::string role = args.take("role");
   const std::string out_path = args.take("out");
   const int top = args.take_int("top", 8);
   const int iters = args.take_int("iters", 20);
@@ -46,7 +47,7 @@ int run_tune(Args& args) {
   };
   std::vector<Plan> plans;
   std::vector<jit::KernelSource> sources;
-  for (const auto& s : gemm_shapes(suite, shape)) {
+  for (const auto& s : gemm_shapes(suite, shape, role)) {
     // The problem as the op sees it: the layouts the inputs below will have.
     heuristics::Fp8GemmProblem p;
     p.m = s.m;
@@ -59,6 +60,7 @@ int run_tune(Args& args) {
       p.recipe = device::kRecipe1D1D;
       p.out_dtype = device::kOutFp32;
       p.accumulate = 1;
+      p.sfb_k_major = mn_major_sfa ? 0 : 1;  // GemmInputs hands 1D1D's per-row sfb in the same layout as sfa
     }
     Plan plan{s, p, heuristics::rank_fp8_gemm_configs(p, top)};
     for (const auto& c : plan.candidates) sources.push_back(api::render_sm90_fp8_gemm(c.config));
@@ -68,7 +70,8 @@ int run_tune(Args& args) {
   const auto compiled = jit::precompile_sources(sources, 0);
   for (const auto& e : compiled.errors) std::fprintf(stderr, "error: %s\n", e.c_str());
 
-  std::string table = "// hopgemm tune --suite " + suite + (shape.empty() ? "" : " --shape " + shape) + " --top " +
+  std::string table = "// hopgemm tune --suite " + suite + (shape.empty() ? "" : " --shape " + shape) +
+                      (role.empty() ? "" : " --role " + role) + " --top " +
                       std::to_string(top) + " --sfa " + (mn_major_sfa ? "mn" : "row") + " on " + device_info().name +
                       ", " + bench::utc_now_iso8601() + ", commit " + git_commit() + "\n";
   uint32_t seed = 100;
