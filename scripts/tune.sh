@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# On the GPU machine: build the CLI and run `hopgemm tune` with the given arguments, e.g.
+#   scripts/tune.sh --suite deepseek-v3 --role wgrad --sfa mn
+# Winners are appended to $OUT/tuned.inc (merge them into src/heuristics/sm90_fp8_gemm_tuned.inc by hand: a
+# problem must appear once), every candidate's time to $OUT/tune.log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
+OUTDIR="${OUT:-/tmp/hopgemm-out}"; mkdir -p "$OUTDIR"
+source scripts/setup_env.sh
+cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD_DIR" -j"$JOBS" --target hopgemm_cli > /tmp/hopgemm-tune-build.log 2>&1 || { tail -30 /tmp/hopgemm-tune-build.log; exit 1; }
+"$BUILD_DIR/hopgemm" tune "$@" --out "$OUTDIR/tuned.inc" 2>> "$OUTDIR/tune.log"
