@@ -117,6 +117,10 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         const bool is_1d1d = p.recipe == device::kRecipe1D1D;
         c.promote_overlap = ((block_m == 64 || is_1d1d) && block_m <= 128 && block_n <= 128) ||
                             (is_1d1d && block_m == 256 && block_n <= 96);
+        // Two math warpgroups with one short 64xN batch each (1D2D, block_m 128, block_n <= 128): strict turns keep
+        // one promoting while the other's batch runs (H100: 128x128 +4-5% at 4096x7168x16384, +12% at
+        // 4096x512x32768, 140.6 -> 124.8 us; no gain at block_n 192: docs/notes/fp8_gemm_kernel.md v5).
+        c.wg_order = !is_1d1d && block_m == 128 && block_n <= 128 ? 1 : 0;
         c.num_stages = max_stages(c);
         // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
         // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two
