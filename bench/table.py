@@ -37,8 +37,9 @@ def main(path):
         if row["m"] == 4096 and role == "fwd" and ratio.get("cublaslt_fp8_per_tensor"):
             m4096.append(ratio["cublaslt_fp8_per_tensor"])
     geo = lambda v: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
-    print(f"\nGeometric-mean speed-up over cuBLASLt blockwise: {geo(speedups):.3f}x over {len(speedups)} shapes "
-          f"(min {min(speedups):.2f}x); M=4096 forward, per-tensor time / ours (geomean): {geo(m4096):.3f}x.")
+    if speedups:  # suites without a blockwise baseline (1D1D wgrad) have no summary line
+        print(f"\nGeometric-mean speed-up over cuBLASLt blockwise: {geo(speedups):.3f}x over {len(speedups)} shapes "
+              f"(min {min(speedups):.2f}x); M=4096 forward, per-tensor time / ours (geomean): {geo(m4096):.3f}x.")
 
 
 if __name__ == "__main__":
