@@ -223,11 +223,15 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     ptx::setmaxnreg_inc<kConsumerRegs>();
     // ---- consumer loop: math warpgroup wg owns rows [wg * kWgRows, (wg + 1) * kWgRows) ---------
     const u32 wg = threadIdx.x / 128, warp_in_wg = warp % 4;
+    // The same index broadcast from lane 0, so the compiler knows it is warp-uniform: the WGMMA descriptors are
+    // then built on the uniform datapath instead of per-thread registers moved over with R2UR before every
+    // WGMMA (used only there: elsewhere the uniform copy made ptxas spill in the FP32-out configs).
+    const u32 wg_uniform = __shfl_sync(0xffffffffu, wg, 0);
     float fin[kWaves][kBlockN / 2];  // promoted accumulators, wgmma layout per wave
 
     // One wave's 128-K block: 4 x m64nNk32 into a, one commit group.
     auto issue_mma = [&](float (&a)[kBlockN / 2], u32 s, int w) {
-      const u64 desc_a = mma::make_kmajor_sw128_desc(smem_a + s * kSmem.a_stage + (wg * kWgRows + w * 64) * 128);
+      const u64 desc_a = mma::make_kmajor_sw128_desc(smem_a + s * kSmem.a_stage + (wg_uniform * kWgRows + w * 64) * 128);
       const u64 desc_b = mma::make_kmajor_sw128_desc(smem_b + s * kSmem.b_stage);
       ptx::wgmma_fence_operand(a);
       ptx::wgmma_fence();
