@@ -10,8 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "hopgemm/device/kernels/l2_sweep_types.cuh"
 #include "hopgemm/error.hpp"
 #include "hopgemm/runtime.hpp"
+#include "jit/kernel_cache.hpp"
+#include "jit/kernel_source.hpp"
+#include "jit/loader.hpp"
 #include "runtime/cuda_check.hpp"
 
 namespace hopgemm::bench {
@@ -63,6 +67,28 @@ const DeviceBuffer& flush_buffer() {
     buffers[device] = new DeviceBuffer(bytes);
   }
   return *buffers[device];
+}
+
+}  // namespace
+
+jit::KernelSource render_l2_sweep(const device::L2SweepConfig& c) {
+  return jit::render_kernel("l2_sweep", "hopgemm/device/kernels/l2_sweep.cuh", "hopgemm::device::l2_sweep_kernel",
+                            jit::ConfigWriter("hopgemm::device::L2SweepConfig").field("unused", c.unused).str());
+}
+
+namespace {
+
+// One read of the flush buffer after its write (L2Flush::kWriteThenRead).
+void sweep_l2(const DeviceBuffer& flush, cudaStream_t stream) {
+  static jit::KernelCache<device::L2SweepConfig> cache(&render_l2_sweep);
+  const jit::LoadedKernel& kernel = cache.get(device::L2SweepConfig{}, "bench l2 flush", stream);
+  // The (practically never taken) sink write lands in the flush buffer itself: scratch on the right device.
+  device::L2SweepParams params{flush.get(), static_cast<int64_t>(flush.bytes() / 16), static_cast<uint32_t*>(flush.get())};
+  jit::LaunchGeometry geometry;
+  geometry.grid_x = static_cast<unsigned>(device_info(current_device()).num_sms) * 4;
+  geometry.block_x = device::kL2SweepThreads;
+  geometry.device = current_device();
+  jit::launch(kernel, geometry, &params, stream);
 }
 
 // Owns a set of timing events.
@@ -145,7 +171,10 @@ Timing time_call(const std::function<void(cudaStream_t)>& fn, cudaStream_t strea
 
   EventPairs events(options.iters);
   for (int i = 0; i < options.iters; ++i) {
-    if (flush != nullptr) HOPGEMM_CUDA_CHECK(cudaMemsetAsync(flush->get(), i & 0xff, flush->bytes(), stream));
+    if (flush != nullptr) {
+      HOPGEMM_CUDA_CHECK(cudaMemsetAsync(flush->get(), i & 0xff, flush->bytes(), stream));
+      if (options.flush_mode == L2Flush::kWriteThenRead) sweep_l2(*flush, stream);
+    }
     HOPGEMM_CUDA_CHECK(cudaEventRecord(events.start(i), stream));
     fn(stream);
     HOPGEMM_CUDA_CHECK(cudaEventRecord(events.stop(i), stream));

@@ -8,6 +8,9 @@
 #include <functional>
 #include <vector>
 
+#include "hopgemm/device/kernels/l2_sweep_types.cuh"
+#include "jit/kernel_source.hpp"
+
 namespace hopgemm::bench {
 
 // Owning cudaMalloc allocation (benchmark setup only: ops themselves never allocate).
@@ -35,10 +38,19 @@ class DeviceBuffer {
 // Calls shorter than this (median, microseconds) are re-timed as CUDA-graph replays when the L2 is not flushed.
 inline constexpr double kGraphThresholdUs = 20.0;
 
+// How the L2 is flushed before each timed call (outside the events).
+enum class L2Flush {
+  kWrite,         // write >= 256 MB (DeepGEMM's and Triton's method): L2 is left full of dirty lines, which the
+                  // timed call pays to write back to HBM (~50 MB on an H100: ~10 us on a 50 us kernel)
+  kWriteThenRead  // the same write, then one read of the buffer (l2_sweep kernel): the timed call starts on a
+                  // clean, cold L2 and moves only its own bytes
+};
+
 struct TimerOptions {
   int warmups = 5;
   int iters = 30;           // samples; the median is reported
   bool flush_l2 = true;     // write >= 256 MB before each timed call (not inside the events)
+  L2Flush flush_mode = L2Flush::kWrite;
   bool allow_graph = true;  // without flush: replay `graph_calls` captured calls for calls under kGraphThresholdUs
   int graph_calls = 20;
 };
@@ -60,6 +72,9 @@ struct Timing {
 //     are captured into one CUDA graph and each sample is (one replay) / graph_calls: warm-L2 throughput without
 //     launch gaps or event granularity.
 // Exceptions from fn (e.g. Error(kUnsupported) from a baseline) propagate from the first warm-up call.
+// The JIT source of the L2 sweep kernel the kWriteThenRead flush launches (for compile tests and precompile).
+jit::KernelSource render_l2_sweep(const device::L2SweepConfig& config);
+
 Timing time_call(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, const TimerOptions& options);
 
 // Median microseconds of `iters` timed calls after `warmups` untimed ones (time_call with those options).

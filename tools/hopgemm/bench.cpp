@@ -85,6 +85,12 @@ int run_bench(Args& args) {
   const bool plot = args.take_flag("plot");
   const int iters = args.take_int("iters", 30);
   const std::string sfa_layout = args.take("sfa", "mn");
+  const std::string flush = args.take("flush", "write");
+  if (flush != "write" && flush != "clean") {
+    throw Error(ErrorKind::kInvalidArgument,
+                "--flush must be 'write' (write 256 MB before each call, L2 left dirty) or 'clean' (then read it back: "
+                "a clean, cold L2), got '" + flush + "'");
+  }
   if (sfa_layout != "mn" && sfa_layout != "row") {
     throw Error(ErrorKind::kInvalidArgument, "--sfa must be 'mn' (MN-major TMA-aligned) or 'row', got '" + sfa_layout + "'");
   }
@@ -99,11 +105,13 @@ int run_bench(Args& args) {
   bench::CublasLtBaselines cublaslt;
   bench::BenchReport report;
   const std::string selection = shape.empty() ? "--suite " + suite + (role.empty() ? "" : " --role " + role) : "--shape " + shape;
-  report.header = bench::collect_header(git_commit(), "hopgemm bench " + selection + " --sfa " + sfa_layout,
-                                        shape.empty() ? suite + (role.empty() ? "" : "-" + role) : "shape-" + shape);
+  report.header = bench::collect_header(git_commit(), "hopgemm bench " + selection + " --sfa " + sfa_layout + " --flush " + flush,
+                                        (shape.empty() ? suite + (role.empty() ? "" : "-" + role) : "shape-" + shape) +
+                                            (flush == "clean" ? "-clean-l2" : ""));
   report.header.copy_bandwidth_gbps = bench::copy_bandwidth_gbps();
   bench::TimerOptions timer;
   timer.iters = iters;
+  timer.flush_mode = flush == "clean" ? bench::L2Flush::kWriteThenRead : bench::L2Flush::kWrite;
 
   // Two unit scales for the per-tensor baseline, each 16-byte aligned (cuBLASLt refuses less).
   DeviceBuffer ones(sizeof(float) * 8);
