@@ -131,7 +131,7 @@ def test_import_does_not_initialise_cuda():
     assert result.returncode == 0, result.stderr
 
 
-def _host_time_per_call(fn, calls=500, repeats=5):
+def _host_time_per_call(fn, calls=500, repeats=10):
     """Host time of one call; each batch is short enough not to fill the launch queue."""
     best = float("inf")
     for _ in range(repeats):

@@ -229,10 +229,14 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     const u32 wg_uniform = __shfl_sync(0xffffffffu, wg, 0);
     float fin[kWaves][kBlockN / 2];  // promoted accumulators, wgmma layout per wave
 
+    // Descriptors of stage 0 (this warpgroup's first A row, B), built once: a stage or wave is then one add to
+    // the 14-bit start-address field (every smem address >> 4 fits it, so the add never carries out).
+    const u64 desc_a0 = mma::make_kmajor_sw128_desc(smem_a + wg_uniform * kWgRows * 128);
+    const u64 desc_b0 = mma::make_kmajor_sw128_desc(smem_b);
     // One wave's 128-K block: 4 x m64nNk32 into a, one commit group.
     auto issue_mma = [&](float (&a)[kBlockN / 2], u32 s, int w) {
-      const u64 desc_a = mma::make_kmajor_sw128_desc(smem_a + s * kSmem.a_stage + (wg_uniform * kWgRows + w * 64) * 128);
-      const u64 desc_b = mma::make_kmajor_sw128_desc(smem_b + s * kSmem.b_stage);
+      const u64 desc_a = mma::advance_desc_bytes(desc_a0, s * kSmem.a_stage + w * 64 * 128);
+      const u64 desc_b = mma::advance_desc_bytes(desc_b0, s * kSmem.b_stage);
       ptx::wgmma_fence_operand(a);
       ptx::wgmma_fence();
 #pragma unroll
@@ -250,8 +254,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     struct ColScales {
       float2 sb[k1D1D ? kBlockN / 8 : 1];
     };
+    const float* const sfa_thread = sfa + wg * kWgRows + warp_in_wg * 16 + lane / 4;  // stage 0, wave 0
     auto load_row_scales = [&](u32 s, int w) {
-      const float* sfa_s = sfa + s * kSmem.sfa_stage / 4 + wg * kWgRows + w * 64 + warp_in_wg * 16 + lane / 4;
+      const float* sfa_s = sfa_thread + s * kSmem.sfa_stage / 4 + w * 64;
       return RowScales{sfa_s[0], sfa_s[8]};
     };
     auto load_col_scales = [&](u32 s) {
