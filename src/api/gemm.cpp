@@ -54,7 +54,7 @@ SfLayout sf_layout(const api::Validator& v, const TensorView& sf, const char* ar
 struct ResolvedGemm {
   heuristics::Fp8GemmProblem problem;
   bool copy_c = false;  // C distinct from D: copy it into D, then accumulate
-  int64_t sfa_ld = 0, sfb_ld = 0;
+  int64_t sfa_ld = 0, sfb_ld = 0, sfb_kstride = 1;
 };
 
 ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -108,8 +108,10 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   p.sfa_k_major = sf_layout(v, sfa, "sfa", m, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
   r.sfa_ld = sfa.stride(0);
   if (p.recipe == device::kRecipe1D2D) {
-    sf_layout(v, sfb, "sfb", ceil_div64(n, 128), sf_k, /*allow_mn_major=*/false);
+    // The block scales are few (ceil(N/128) x ceil(K/128)) and read per element: either layout, same kernel.
+    const SfLayout layout = sf_layout(v, sfb, "sfb", ceil_div64(n, 128), sf_k, /*allow_mn_major=*/true);
     p.sfb_k_major = 1;
+    r.sfb_kstride = layout == SfLayout::kRowMajor ? 1 : sfb.stride(1);
   } else {
     p.sfb_k_major = sf_layout(v, sfb, "sfb", n, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
   }
@@ -202,6 +204,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   params.k = static_cast<int>(p.k);
   params.sfa_ld = static_cast<int>(r.sfa_ld);
   params.sfb_ld = static_cast<int>(r.sfb_ld);
+  params.sfb_kstride = static_cast<int>(r.sfb_kstride);
   return params;
 }
 

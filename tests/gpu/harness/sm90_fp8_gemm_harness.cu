@@ -316,6 +316,7 @@ static Result run(const Sm90Fp8GemmConfig& C_in, const Problem& p, bool check, b
   prm.k = k;
   prm.sfa_ld = sfk;
   prm.sfb_ld = sfk;
+  prm.sfb_kstride = 1;
 
   CUlaunchConfig cfg{};
   cfg.gridDimX = C.num_sms;

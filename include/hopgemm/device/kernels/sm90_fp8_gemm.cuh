@@ -186,7 +186,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
                 const i32 row = n0 / 128 + static_cast<i32>(lane);
                 if (lane < 2)
                   ptx::cp_async_ca_4(sfb_dst + lane * 4,
-                                     params.sfb + static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld + kb,
+                                     params.sfb + static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld +
+                                         static_cast<i64>(kb) * params.sfb_kstride,
                                      row < num_sfb_rows);
               } else {
                 // Row-major scales: one strided 4-byte copy per row; rows past the edge read as zero.

@@ -27,7 +27,8 @@
 // pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
 // Plain pointers: sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride sfa_ld elements; read with
 // ld.global, 16-byte vectors when sfa is 16-byte aligned and sfa_ld % 4 == 0, else scalar); sfb (cp.async)
-// for 1D2D ([ceil(N/128), ceil(K/128)] row-major, row stride sfb_ld) and for 1D1D with sfb_k_major == 1
+// for 1D2D ([ceil(N/128), ceil(K/128)], element (r, kb) at r * sfb_ld + kb * sfb_kstride: row-major or MN-major)
+// and for 1D1D with sfb_k_major == 1
 // ([N, ceil(K/128)], row stride sfb_ld).
 // Launch: grid (cfg.num_sms, 1, 1), cluster (cluster_m * cluster_n, 1, 1) when > 1, block
 // (num_threads(cfg), 1, 1), dynamic smem smem_bytes(cfg) (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
@@ -87,6 +88,7 @@ struct Sm90Fp8GemmParams {
   i32 m, n, k;
   i32 sfa_ld;        // row stride (elements) of row-major sfa
   i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
+  i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
 };
 
 HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) { return c.block_m == 64 ? 1 : 2; }
