@@ -22,10 +22,37 @@ def gemm_case(m, n, k, recipe_1d1d):
     assert calc_diff(d, ref) < 1e-3, (m, n, k, recipe_1d1d)
 
 
+# The consumer pipelines the heuristics may pick, forced through the config hook: the two waves of a 256-row
+# tile pipelined (1D1D), strict warpgroup turns (1D2D 128x128), D staged in the last pipeline stage, split-K.
+FORCED = [
+    (True, dict(block_m=256, block_n=80, promote_overlap=1, cluster_m=1, cluster_n=2)),
+    (False, dict(block_m=128, block_n=128, wg_order=1, promote_overlap=0, cluster_m=1, cluster_n=1)),
+    (False, dict(block_m=256, block_n=128, d_in_stage=1, d_passes=2, num_stages=4, cluster_m=1, cluster_n=2)),
+    (False, dict(block_m=64, block_n=64, k_splits=3, cluster_m=1, cluster_n=1)),
+]
+
+
+def forced_case(recipe_1d1d, overrides, m=300, n=1000, k=1152):
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    a8, sfa = per_token_cast_to_fp8(a)
+    b8, sfb = per_token_cast_to_fp8(b) if recipe_1d1d else per_block_cast_to_fp8(b)
+    # MN-major scales on this path (row-major on gemm_case's): both layouts run under the sanitizer.
+    sfa, sfb = hopgemm.get_mn_major_tma_aligned_tensor(sfa), hopgemm.get_mn_major_tma_aligned_tensor(sfb)
+    d = torch.zeros(m, n, device="cuda", dtype=torch.float32 if recipe_1d1d else torch.bfloat16)
+    full = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, promote_overlap=0)
+    full.update(overrides)
+    hopgemm._C._fp8_gemm_nt_with_config((a8, sfa), (b8, sfb), d, c=d if recipe_1d1d else None,
+                                        recipe=(1, 1, 128) if recipe_1d1d else (1, 128, 128), overrides=full)
+    assert calc_diff(d, a.float() @ b.float().T) < 1e-3, overrides
+
+
 def main():
     for m, n, k in [(65, 576, 144), (256, 512, 1024), (129, 2112, 384)]:
         gemm_case(m, n, k, False)
         gemm_case(m, n, k, True)
+    for recipe_1d1d, overrides in FORCED:
+        forced_case(recipe_1d1d, overrides)
     sf = torch.rand(2, 97, 5, device="cuda")
     assert torch.equal(hopgemm.get_mn_major_tma_aligned_tensor(sf), sf)
     x = torch.randn(256, 384, device="cuda", dtype=torch.bfloat16)
