@@ -278,8 +278,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         });
       }
     };
-    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both).
+    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both). The warp
+    // barrier first orders every lane's shared-memory reads of the stage (its scales) before lane 0's release
+    // arrival; without it only lane 0's own reads are ordered before a producer may refill the slot
+    // (compute-sanitizer racecheck flagged the row-major sfa slots, written by producer threads).
     auto release = [&](u32 s) {
+      __syncwarp();
       if constexpr (kClusterSize > 1) {
         if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
       } else {
