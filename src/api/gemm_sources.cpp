@@ -42,24 +42,30 @@ jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms) {
   std::vector<jit::KernelSource> sources;
   for (const auto& g : gemms) {
-    // Both A-scale layouts callers pass: row-major (as quantised) and MN-major TMA-aligned.
+    const bool wgrad = g.role == GemmRole::kWgrad;
+    // Both scale layouts callers pass: row-major (as quantised) and MN-major TMA-aligned, for A, and for B
+    // where its scales are per row too (1D1D weight gradients: FP32 accumulate).
     for (int sfa_k_major : {1, 0}) {
-      heuristics::Fp8GemmProblem p;
-      p.m = g.m;
-      p.n = g.n;
-      p.k = g.k;
-      p.num_sms = num_sms;
-      p.sfa_k_major = sfa_k_major;
-      if (g.role == GemmRole::kWgrad) {  // weight gradients: 1D1D, FP32 accumulate
-        p.recipe = device::kRecipe1D1D;
-        p.out_dtype = device::kOutFp32;
-        p.accumulate = 1;
-      }
-      const auto choice = heuristics::choose_fp8_gemm_config(p);
-      if (choice.num_tiles == 0) continue;
-      sources.push_back(render_sm90_fp8_gemm(choice.config));
-      if (choice.config.k_splits > 1) {
-        sources.push_back(render_sm90_splitk_reduce({choice.config.out_dtype, choice.config.accumulate}));
+      for (int sfb_k_major : {1, 0}) {
+        if (!wgrad && sfb_k_major == 0) continue;  // 1D2D block scales: one kernel for both layouts
+        heuristics::Fp8GemmProblem p;
+        p.m = g.m;
+        p.n = g.n;
+        p.k = g.k;
+        p.num_sms = num_sms;
+        p.sfa_k_major = sfa_k_major;
+        p.sfb_k_major = sfb_k_major;
+        if (wgrad) {
+          p.recipe = device::kRecipe1D1D;
+          p.out_dtype = device::kOutFp32;
+          p.accumulate = 1;
+        }
+        const auto choice = heuristics::choose_fp8_gemm_config(p);
+        if (choice.num_tiles == 0) continue;
+        sources.push_back(render_sm90_fp8_gemm(choice.config));
+        if (choice.config.k_splits > 1) {
+          sources.push_back(render_sm90_splitk_reduce({choice.config.out_dtype, choice.config.accumulate}));
+        }
       }
     }
   }

@@ -1,4 +1,5 @@
-// Every FP8 GEMM kernel (and split-K reduction) the deepseek-v3 suite selects compiles for sm_90a under NVRTC
+// Every FP8 GEMM kernel (and split-K reduction) the suites select (deepseek-v3, wgrad-pr95; every scale layout)
+// compiles for sm_90a under NVRTC
 // without spills. One NVCC compile checks the second backend. Every split-K reduction variant compiles.
 #include <gtest/gtest.h>
 
@@ -19,8 +20,10 @@ using testing::expect_clean;
 std::vector<jit::KernelSource> distinct_suite_sources() {
   std::vector<jit::KernelSource> out;
   std::set<std::string> seen;
-  for (auto& s : api::gemm_suite_sources(api::suite_gemms("deepseek-v3"), 132)) {
-    if (seen.insert(s.code).second) out.push_back(std::move(s));
+  for (const char* suite : {"deepseek-v3", "wgrad-pr95"}) {
+    for (auto& s : api::gemm_suite_sources(api::suite_gemms(suite), 132)) {
+      if (seen.insert(s.code).second) out.push_back(std::move(s));
+    }
   }
   return out;
 }

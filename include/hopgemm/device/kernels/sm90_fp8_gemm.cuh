@@ -297,6 +297,13 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     constexpr bool kOverlap = kConfig.promote_overlap == 1 && kWaves == 1;
     constexpr bool kWavePipelined = kConfig.promote_overlap == 1 && kWaves == 2;
     float acc[kConfig.promote_overlap == 1 ? 2 : 1][kBlockN / 2];  // tensor-core partial sums of one 128-K block
+    // Column scales held in registers across a k-block's waves when they fit next to the promoted and
+    // tensor-core accumulators (1D1D: kBlockN / 4 of them); else each promotion reads them from the stage and
+    // the stage is released after the last one. 256x128 1D1D (224 registers of accumulators and scales)
+    // spilled 4 bytes with them in registers; 128x160 (200) and the pipelined 256x80 (180) do not.
+    constexpr int kAccSets = kConfig.promote_overlap == 1 ? 2 : 1;
+    constexpr bool kColScalesInRegs =
+        !k1D1D || kWaves * kBlockN / 2 + kAccSets * kBlockN / 2 + kBlockN / 4 <= 200;
     // wg_order: the two math warpgroups take turns issuing their per-wave WGMMA batches (named barriers
     // kTurnBarrier + wg: "wg may issue"), so the tensor cores run one WG's batch while the other promotes
     // instead of both finishing together and promoting while the tensor cores idle. WG 1 grants WG 0 the
@@ -362,24 +369,25 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
-          const ColScales cs = load_col_scales(s);
+          const ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
           const RowScales rs0 = load_row_scales(s, 0), rs1 = load_row_scales(s, 1);
           issue_mma(acc[0], s, 0);
           issue_mma(acc[1], s, 1);
           ptx::wgmma_wait_group<1>();
           ptx::wgmma_fence_operand(acc[0]);
-          promote(fin[0], acc[0], rs0, cs);
+          promote(fin[0], acc[0], rs0, kColScalesInRegs ? cs : load_col_scales(s));
           ptx::wgmma_wait_group<0>();
           ptx::wgmma_fence_operand(acc[1]);
-          if (!(kDInStage && kb == unit_k_blocks - 1)) release(s);
-          promote(fin[1], acc[1], rs1, cs);
+          if (kColScalesInRegs && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
+          promote(fin[1], acc[1], rs1, kColScalesInRegs ? cs : load_col_scales(s));
+          if (!kColScalesInRegs && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
           last_stage = s;
         }
       } else {
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
-          const ColScales cs = load_col_scales(s);
+          const ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
 #pragma unroll
           for (int w = 0; w < kWaves; ++w) {
             const RowScales rs = load_row_scales(s, w);
@@ -390,9 +398,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::wgmma_fence_operand(acc[0]);
             // Before the last promotion: refill starts sooner. d_in_stage keeps the tile's last stage
             // for the epilogue's D staging and releases it after the store has read it.
-            if (w == kWaves - 1 && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
-            promote(fin[w], acc[0], rs, cs);
+            if (kColScalesInRegs && w == kWaves - 1 && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
+            promote(fin[w], acc[0], rs, kColScalesInRegs ? cs : load_col_scales(s));
           }
+          if (!kColScalesInRegs && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
           last_stage = s;
         }
       }

@@ -166,9 +166,12 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                                                   c.k_splits == 1 && d_swizzle_bytes(c) == 128 &&
                                                   c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
   const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) == 2 && c.promote_overlap == 0);
+  // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
+  // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
+  const bool producer_regs_ok = !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
-  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && cluster_ok && flags_ok &&
+  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && producer_regs_ok && cluster_ok && flags_ok &&
          shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
 }
