@@ -1,0 +1,112 @@
+"""Refit the FP8 GEMM cost model's constants (src/heuristics/sm90_fp8_gemm.cpp) to `hopgemm tune` measurements.
+
+    python bench/fit_heuristics.py CANDIDATES.log SUMMARY.txt TOP [CANDIDATES.log SUMMARY.txt TOP ...]
+
+CANDIDATES.log is tune's stderr (one line per measured candidate, in plan order), SUMMARY.txt its stdout (one line
+per shape), TOP the --top it ran with. The script mirrors predict_us() in Python, reports how far the current
+constants are from the measurements (log error, and the model pick's measured time over the best measured), then
+searches the constants coordinate-wise for a better log error and prints them. Only pure-Python + numpy.
+"""
+import math
+import re
+import sys
+
+import numpy as np
+
+CAND = re.compile(r"\s+([\d.]+) us\s+Sm90Fp8GemmConfig\(block_m=(\d+), block_n=(\d+), stages=(\d+), cluster=(\d)x(\d), "
+                  r"k_splits=(\d+), num_sms=(\d+)")
+
+CURRENT = dict(peak=1979.0, dram=3000.0, l2=7000.0, sms_full_dram=66.0, tile_overhead=0.9, launch=2.5,
+               kblock_floor=0.28, splitk_fixed=5.0, eff_1wg=0.70, eff_2wg=0.86, odd_n=0.85, eff_1d1d=1.0)
+
+
+def load(cands_path, summary_path, top):
+    cands = [CAND.match(l) for l in open(cands_path)]
+    cands = [m for m in cands if m]
+    shapes = [l.split() for l in open(summary_path) if re.match(r"(fwd|dgrad|wgrad)\s", l)]
+    rows, i = [], 0
+    for s in shapes:
+        role, m, n, k = s[0], int(s[1]), int(s[2]), int(s[3])
+        group = []
+        for c in cands[i:i + top]:
+            us, bm, bn, st, cm, cn, ks, sms = (float(x) for x in c.groups())
+            group.append(dict(us=us, bm=int(bm), bn=int(bn), cm=int(cm), cn=int(cn), ks=int(ks), sms=int(sms)))
+        i += top
+        rows.append(dict(role=role, m=m, n=n, k=k, cands=group))
+    assert i == len(cands), (cands_path, i, len(cands))
+    return rows
+
+
+def predict(P, prob, c):
+    wgrad = prob["role"] == "wgrad"
+    tiles = math.ceil(prob["m"] / c["bm"]) * math.ceil(prob["n"] / c["bn"])
+    units = tiles * c["ks"]
+    waves = math.ceil(units / c["sms"])
+    k_blocks = math.ceil(prob["k"] / 128)
+    unit_kb = math.ceil(k_blocks / c["ks"])
+    math_cycles = c["bn"] / 2.0
+    smem_cycles = (64.0 * 32 + c["bn"] * 32.0) / 128.0
+    eff = min(1.0, math_cycles / smem_cycles)
+    if c["bn"] % 32:
+        eff *= P["odd_n"]
+    eff *= P["eff_1wg"] if c["bm"] == 64 else P["eff_2wg"]
+    if wgrad:
+        eff *= P["eff_1d1d"]
+    per_sm = P["peak"] / c["sms"] * eff
+    kb_us = 2.0 * c["bm"] * c["bn"] * 128 / (per_sm * 1e12) * 1e6
+    compute = waves * (unit_kb * max(kb_us, P["kblock_floor"]) + P["tile_overhead"])
+    d_bytes = (4.0 if wgrad else 2.0) * prob["m"] * prob["n"] * (2 if wgrad else 1)
+    partial = 4.0 * c["ks"] * prob["m"] * prob["n"]
+    out = partial if c["ks"] > 1 else d_bytes
+    dram_bytes = prob["m"] * prob["k"] + prob["n"] * prob["k"] + out
+    busy = min(units, c["sms"])
+    dram = dram_bytes / (P["dram"] * 1e3 * min(1.0, busy / P["sms_full_dram"]))
+    a = c["bm"] * unit_kb * 128.0 / (2 if c["cn"] == 2 else 1)
+    b = c["bn"] * unit_kb * 128.0 / (2 if c["cm"] == 2 else 1)
+    l2 = units * (a + b) / (P["l2"] * 1e3)
+    reduce = P["splitk_fixed"] + (partial + d_bytes) / (P["dram"] * 1e3) if c["ks"] > 1 else 0.0
+    return P["launch"] + max(compute, dram, l2) + reduce
+
+
+def score(P, rows):
+    errs, picks = [], []
+    for r in rows:
+        preds = [predict(P, r, c) for c in r["cands"]]
+        errs += [math.log(p / c["us"]) for p, c in zip(preds, r["cands"])]
+        best = min(c["us"] for c in r["cands"])
+        picks.append(r["cands"][int(np.argmin(preds))]["us"] / best)
+    return float(np.sqrt(np.mean(np.square(errs)))), float(np.exp(np.mean(np.log(picks)))), max(picks)
+
+
+def main():
+    args = sys.argv[1:]
+    rows = []
+    for i in range(0, len(args), 3):
+        rows += load(args[i], args[i + 1], int(args[i + 2]))
+    print(f"{len(rows)} shapes, {sum(len(r['cands']) for r in rows)} measured candidates")
+    rms, pick, worst = score(CURRENT, rows)
+    print(f"current: rms log error {rms:.3f}, model pick / best measured geomean {pick:.3f} (worst {worst:.2f})")
+    P = dict(CURRENT)
+    fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "eff_1d1d", "l2"]
+    # Coordinate search on the log error, tie-broken by the pick quality; a few sweeps of multiplicative steps.
+    for _ in range(6):
+        for key in fit_keys:
+            best_val, best_obj = P[key], None
+            for f in [0.5, 0.67, 0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25, 1.5, 2.0]:
+                trial = dict(P)
+                trial[key] = P[key] * f
+                if key.startswith(("eff", "odd")) and trial[key] > 1.0:
+                    continue
+                rms, pick, _ = score(trial, rows)
+                obj = rms + 0.5 * math.log(pick)
+                if best_obj is None or obj < best_obj - 1e-9:
+                    best_val, best_obj = trial[key], obj
+            P[key] = best_val
+    rms, pick, worst = score(P, rows)
+    print(f"fitted : rms log error {rms:.3f}, model pick / best measured geomean {pick:.3f} (worst {worst:.2f})")
+    for key in fit_keys:
+        print(f"  {key:14s} {CURRENT[key]:9.3f} -> {P[key]:9.3f}")
+
+
+if __name__ == "__main__":
+    main()
