@@ -246,9 +246,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
                                      kk > 0);
       ptx::wgmma_commit_group();
     };
-    // Scales, read from the stage into registers before the WGMMA wait: the thread's A scales (rows lane/4
-    // and +8 of its warp's 16 in wave w) and the tile's B scales (1D2D: the two 128-column blocks the tile
-    // can touch; 1D1D: one per column of the thread, float2 per 8-column group).
+    // Scales, read from the stage into registers before the WGMMA wait where registers allow (see
+    // kColScalesInRegs): the thread's A scales (rows lane/4 and +8 of its warp's 16 in wave w) and the tile's
+    // B scales (1D2D: the two 128-column blocks the tile can touch; 1D1D: one per column of the thread, float2
+    // per 8-column group).
     struct RowScales {
       float sa0, sa1;
     };
@@ -280,8 +281,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     };
     // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both). The warp
     // barrier first orders every lane's shared-memory reads of the stage (its scales) before lane 0's release
-    // arrival; without it only lane 0's own reads are ordered before a producer may refill the slot
-    // (compute-sanitizer racecheck flagged the row-major sfa slots, written by producer threads).
+    // arrival; without it only lane 0's own reads are ordered before a producer may refill the slot. (Added
+    // while chasing racecheck hazards on the producer-written row-major sfa slots, which it did not clear:
+    // docs/PERFORMANCE.md, "Sanitizers".)
     auto release = [&](u32 s) {
       __syncwarp();
       if constexpr (kClusterSize > 1) {
