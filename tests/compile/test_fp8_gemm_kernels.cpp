@@ -85,6 +85,39 @@ TEST(Fp8GemmKernels, SplitKVariantsCompileWithNvrtc) {
   }
 }
 
+TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
+  // Every consumer schedule, whether or not the heuristics pick it today: waves pipelined (1D1D 256x80),
+  // warpgroup turns (128x128), the next block overlapped (1D1D 128x128), D in the last stage (256x128).
+  struct Variant {
+    int recipe, block_m, block_n, num_stages, promote_overlap, wg_order, d_in_stage, d_passes;
+  };
+  const Variant variants[] = {
+      {device::kRecipe1D1D, 256, 80, 3, 1, 0, 0, 1},
+      {device::kRecipe1D2D, 128, 128, 5, 0, 1, 0, 1},
+      {device::kRecipe1D1D, 128, 128, 4, 1, 0, 0, 1},
+      {device::kRecipe1D2D, 256, 128, 4, 0, 0, 1, 2},
+  };
+  const auto compiler = jit::make_nvrtc_compiler();
+  for (const auto& v : variants) {
+    device::Sm90Fp8GemmConfig c;
+    c.recipe = v.recipe;
+    c.out_dtype = v.recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
+    c.accumulate = v.recipe == device::kRecipe1D1D;
+    c.block_m = v.block_m;
+    c.block_n = v.block_n;
+    c.num_stages = v.num_stages;
+    c.cluster_n = 2;
+    c.promote_overlap = v.promote_overlap;
+    c.wg_order = v.wg_order;
+    c.d_in_stage = v.d_in_stage;
+    c.d_passes = v.d_passes;
+    ASSERT_TRUE(device::is_valid(c)) << v.block_m << "x" << v.block_n;
+    const auto s = api::render_sm90_fp8_gemm(c);
+    SCOPED_TRACE(s.code);
+    expect_clean(compiler->compile(s, ""), s);
+  }
+}
+
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
   const auto compiler = jit::make_nvcc_compiler();
   const auto s = distinct_suite_sources().front();
