@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call: build, run every test, time the JIT and the kernels.
 # Logs and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
+# Set HOPGEMM_COMMIT=<hash> for the JSON headers: the device machine's copy of .git can be older than the tree.
 # Usage: scripts/gpu_check.sh [tests|bench|all] [extra pytest args...]
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -3,6 +3,7 @@
 #   scripts/tune.sh --suite deepseek-v3 --role wgrad --sfa mn
 # Winners are appended to $OUT/tuned.inc (merge them into src/heuristics/sm90_fp8_gemm_tuned.inc by hand: a
 # problem must appear once), every candidate's time to $OUT/tune.log.
+# Set HOPGEMM_COMMIT=<hash> for the table headers: the device machine's copy of .git can be older than the tree.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
