@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "       [--sfa mn|row] [--flush write|clean]\n"
     "                               time hopgemm's kernels against the cuBLASLt baselines (L2 flushed by a\n"
     "                               256 MB write before each call; clean: then read back, L2 left clean)\n"
-    "  tune [--suite NAME [--role R] | --shape [wgrad:]MxNxK] [--top N] [--out FILE.inc]\n"
+    "  tune [--suite NAME [--role R] | --shape [wgrad:]MxNxK] [--top N] [--out FILE.inc] [--schedules]\n"
     "                               time the model's best N configs per shape; write the winners\n"
     "  precompile [--suite NAME] [--num-sms N] [--jobs N]\n"
     "                               compile every kernel a suite needs (no GPU needed)\n"

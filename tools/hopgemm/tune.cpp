@@ -21,6 +21,23 @@
 #include "runtime/cuda_check.hpp"
 
 namespace hopgemm::cli {
+namespace {
+
+// The same tile with each other valid consumer schedule: promotion overlap toggled, warpgroup turns toggled.
+std::vector<device::Sm90Fp8GemmConfig> schedule_variants(const device::Sm90Fp8GemmConfig& c) {
+  std::vector<device::Sm90Fp8GemmConfig> out;
+  for (int overlap : {0, 1}) {
+    for (int order : {0, 1}) {
+      device::Sm90Fp8GemmConfig v = c;
+      v.promote_overlap = overlap;
+      v.wg_order = order;
+      if ((overlap != c.promote_overlap || order != c.wg_order) && device::is_valid(v)) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 int run_tune(Args& args) {
   const std::string suite = args.take("suite", "deepseek-v3");
@@ -30,6 +47,9 @@ int run_tune(Args& args) {
   const int top = args.take_int("top", 8);
   const int iters = args.take_int("iters", 20);
   const bool mn_major_sfa = args.take("sfa", "mn") == "mn";
+  // --schedules: also time each candidate's other consumer schedules (warpgroup turns, promotion overlap)
+  // where they are valid; printed for study (the table keys tiles, the schedule rules live in the heuristics).
+  const bool schedules = args.take_flag("schedules");
   args.expect_consumed();
   if (!gpu_available() || device_info().arch_major != 9) {
     throw Error(ErrorKind::kUnsupported, "tune needs an SM90 (Hopper) GPU");
@@ -63,7 +83,11 @@ int run_tune(Args& args) {
       p.sfb_k_major = mn_major_sfa ? 0 : 1;  // GemmInputs hands 1D1D's per-row sfb in the same layout as sfa
     }
     Plan plan{s, p, heuristics::rank_fp8_gemm_configs(p, top)};
-    for (const auto& c : plan.candidates) sources.push_back(api::render_sm90_fp8_gemm(c.config));
+    for (const auto& c : plan.candidates) {
+      sources.push_back(api::render_sm90_fp8_gemm(c.config));
+      if (schedules)
+        for (const auto& v : schedule_variants(c.config)) sources.push_back(api::render_sm90_fp8_gemm(v));
+    }
     plans.push_back(std::move(plan));
   }
   std::fprintf(stderr, "compiling %zu candidate kernels\n", sources.size());
@@ -91,6 +115,20 @@ int run_tune(Args& args) {
         std::fprintf(stderr, "  skipped %s: %s\n", heuristics::describe(candidate).c_str(), e.what());
       }
       std::fprintf(stderr, "  %8.1f us  %s\n", us, heuristics::describe(candidate).c_str());
+      if (schedules) {
+        for (const auto& v : schedule_variants(candidate.config)) {
+          double vus = 1e30;
+          try {
+            vus = bench::time_call([&](cudaStream_t st) {
+                    api::fp8_gemm_nt_with_config(in.a8v, in.sfav, in.b8v, in.sfbv, in.dv, c, options, v, st);
+                  }, stream, timer).median_us;
+          } catch (const Error& e) {
+            std::fprintf(stderr, "    skipped: %s\n", e.what());
+          }
+          std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d wg_order=%d\n", vus, v.promote_overlap,
+                       v.wg_order);
+        }
+      }
       if (&candidate == &plan.candidates.front()) model_us = us;
       if (us < best_us) {
         best_us = us;
