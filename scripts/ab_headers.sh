@@ -7,8 +7,7 @@ cd "$(dirname "$0")/.."
 old="$(realpath "$1")"; rounds="$2"; shift 2
 export HOPGEMM_BUILD_DIR=/tmp/hopgemm-build
 source scripts/setup_env.sh
-cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD_DIR" -j"$JOBS" --target hopgemm_cli > /tmp/hopgemm-ab-build.log 2>&1 || { tail -30 /tmp/hopgemm-ab-build.log; exit 1; }
+build_cli /tmp/hopgemm-ab-build.log || exit 1
 for shape in "$@"; do
   for round in $(seq "$rounds"); do
     for side in old new; do

@@ -9,8 +9,7 @@ export HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-profi
 OUTDIR="${OUT:-/tmp/hopgemm-out}"; mkdir -p "$OUTDIR"
 source scripts/setup_env.sh
 set +e  # setup_env.sh turns on -e; a profile that fails must not stop the next one
-cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD_DIR" -j"$JOBS" --target hopgemm_cli > /tmp/hopgemm-profile-build.log 2>&1 || { tail -30 /tmp/hopgemm-profile-build.log; exit 1; }
+build_cli /tmp/hopgemm-profile-build.log || exit 1
 status=0
 for shape in "$@"; do
   name="${shape//:/-}"

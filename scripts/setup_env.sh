@@ -31,3 +31,10 @@ GENERATOR=()
 if command -v ninja >/dev/null; then GENERATOR=(-G Ninja); fi
 JOBS="$(nproc)"
 BUILD_DIR="${HOPGEMM_BUILD_DIR:-$HOPGEMM_ROOT/build}"
+
+# Configures $BUILD_DIR and builds only the `hopgemm` CLI (what the device-side tuning and profiling scripts
+# need); the build log goes to $1, its tail to the terminal on failure.
+build_cli() {
+  cmake -S "$HOPGEMM_ROOT" -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build "$BUILD_DIR" -j"$JOBS" --target hopgemm_cli > "$1" 2>&1 || { tail -30 "$1"; return 1; }
+}

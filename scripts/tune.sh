@@ -9,6 +9,5 @@ cd "$(dirname "$0")/.."
 export HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
 OUTDIR="${OUT:-/tmp/hopgemm-out}"; mkdir -p "$OUTDIR"
 source scripts/setup_env.sh
-cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD_DIR" -j"$JOBS" --target hopgemm_cli > /tmp/hopgemm-tune-build.log 2>&1 || { tail -30 /tmp/hopgemm-tune-build.log; exit 1; }
+build_cli /tmp/hopgemm-tune-build.log || exit 1
 "$BUILD_DIR/hopgemm" tune "$@" --out "$OUTDIR/tuned.inc" 2>> "$OUTDIR/tune.log"

@@ -85,9 +85,9 @@ void sweep_l2(const DeviceBuffer& flush, cudaStream_t stream) {
   // The (practically never taken) sink write lands in the flush buffer itself: scratch on the right device.
   device::L2SweepParams params{flush.get(), static_cast<int64_t>(flush.bytes() / 16), static_cast<uint32_t*>(flush.get())};
   jit::LaunchGeometry geometry;
-  geometry.grid_x = static_cast<unsigned>(device_info(current_device()).num_sms) * 4;
-  geometry.block_x = device::kL2SweepThreads;
   geometry.device = current_device();
+  geometry.grid_x = static_cast<unsigned>(device_info(geometry.device).num_sms) * 4;
+  geometry.block_x = device::kL2SweepThreads;
   jit::launch(kernel, geometry, &params, stream);
 }
 

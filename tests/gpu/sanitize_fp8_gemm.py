@@ -8,6 +8,8 @@ import hopgemm
 from hopgemm.testing import calc_diff
 from hopgemm.utils import per_block_cast_to_fp8, per_channel_cast_to_fp8, per_token_cast_to_fp8
 
+from fp8_gemm_inputs import make_inputs, reference  # same directory: the GPU tests' inputs and float64 reference
+
 
 def gemm_case(m, n, k, recipe_1d1d):
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
@@ -33,18 +35,15 @@ FORCED = [
 
 
 def forced_case(recipe_1d1d, overrides, m=300, n=1000, k=1152):
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
-    a8, sfa = per_token_cast_to_fp8(a)
-    b8, sfb = per_token_cast_to_fp8(b) if recipe_1d1d else per_block_cast_to_fp8(b)
-    # MN-major scales on this path (row-major on gemm_case's): both layouts run under the sanitizer.
-    sfa, sfb = hopgemm.get_mn_major_tma_aligned_tensor(sfa), hopgemm.get_mn_major_tma_aligned_tensor(sfb)
+    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d)
     d = torch.zeros(m, n, device="cuda", dtype=torch.float32 if recipe_1d1d else torch.bfloat16)
     full = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, promote_overlap=0)
     full.update(overrides)
-    hopgemm._C._fp8_gemm_nt_with_config((a8, sfa), (b8, sfb), d, c=d if recipe_1d1d else None,
-                                        recipe=(1, 1, 128) if recipe_1d1d else (1, 128, 128), overrides=full)
-    assert calc_diff(d, a.float() @ b.float().T) < 1e-3, overrides
+    # MN-major scales on this path (row-major on gemm_case's): both layouts run under the sanitizer.
+    hopgemm._C._fp8_gemm_nt_with_config(
+        (a8, hopgemm.get_mn_major_tma_aligned_tensor(sfa)), (b8, hopgemm.get_mn_major_tma_aligned_tensor(sfb)), d,
+        c=d if recipe_1d1d else None, recipe=(1, 1, 128) if recipe_1d1d else (1, 128, 128), overrides=full)
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, recipe_1d1d)) < 1e-3, overrides
 
 
 def main():

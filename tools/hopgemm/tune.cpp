@@ -105,28 +105,24 @@ int run_tune(Args& args) {
     const TensorView* c = plan.shape.wgrad() ? &in.dv : nullptr;
     double best_us = 1e30, model_us = 0;
     const heuristics::Fp8GemmChoice* best = nullptr;
-    for (const auto& candidate : plan.candidates) {
-      double us = 1e30;
+    // Median time of one configuration on these inputs; a configuration the op refuses times as "infinite".
+    auto time_config = [&](const device::Sm90Fp8GemmConfig& config, const char* indent) {
       try {
-        us = bench::time_call([&](cudaStream_t st) {
-               api::fp8_gemm_nt_with_config(in.a8v, in.sfav, in.b8v, in.sfbv, in.dv, c, options, candidate.config, st);
-             }, stream, timer).median_us;
+        return bench::time_call([&](cudaStream_t st) {
+                 api::fp8_gemm_nt_with_config(in.a8v, in.sfav, in.b8v, in.sfbv, in.dv, c, options, config, st);
+               }, stream, timer).median_us;
       } catch (const Error& e) {
-        std::fprintf(stderr, "  skipped %s: %s\n", heuristics::describe(candidate).c_str(), e.what());
+        std::fprintf(stderr, "%sskipped: %s\n", indent, e.what());
+        return 1e30;
       }
+    };
+    for (const auto& candidate : plan.candidates) {
+      const double us = time_config(candidate.config, "  ");
       std::fprintf(stderr, "  %8.1f us  %s\n", us, heuristics::describe(candidate).c_str());
       if (schedules) {
         for (const auto& v : schedule_variants(candidate.config)) {
-          double vus = 1e30;
-          try {
-            vus = bench::time_call([&](cudaStream_t st) {
-                    api::fp8_gemm_nt_with_config(in.a8v, in.sfav, in.b8v, in.sfbv, in.dv, c, options, v, st);
-                  }, stream, timer).median_us;
-          } catch (const Error& e) {
-            std::fprintf(stderr, "    skipped: %s\n", e.what());
-          }
-          std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d wg_order=%d\n", vus, v.promote_overlap,
-                       v.wg_order);
+          std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d wg_order=%d\n", time_config(v, "    "),
+                       v.promote_overlap, v.wg_order);
         }
       }
       if (&candidate == &plan.candidates.front()) model_us = us;

@@ -320,6 +320,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       i32 kb_begin, kb_end;
       k_block_range(kb_begin, kb_end);
       const i32 unit_k_blocks = kb_end - kb_begin;
+      // Stage s of k-block kb consumed. d_in_stage keeps the tile's last stage for the epilogue's D staging
+      // and releases it after the store has read it.
+      auto release_k_block = [&](u32 s, i32 kb) {
+        if (!(kDInStage && kb == unit_k_blocks - 1)) release(s);
+      };
 #pragma unroll
       for (int w = 0; w < kWaves; ++w)
 #pragma unroll
@@ -380,9 +385,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           promote(fin[0], acc[0], rs0, kColScalesInRegs ? cs : load_col_scales(s));
           ptx::wgmma_wait_group<0>();
           ptx::wgmma_fence_operand(acc[1]);
-          if (kColScalesInRegs && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
+          if (kColScalesInRegs) release_k_block(s, kb);
           promote(fin[1], acc[1], rs1, kColScalesInRegs ? cs : load_col_scales(s));
-          if (!kColScalesInRegs && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
+          if (!kColScalesInRegs) release_k_block(s, kb);
           last_stage = s;
         }
       } else {
@@ -398,12 +403,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
             ptx::wgmma_wait_group<0>();
             ptx::wgmma_fence_operand(acc[0]);
-            // Before the last promotion: refill starts sooner. d_in_stage keeps the tile's last stage
-            // for the epilogue's D staging and releases it after the store has read it.
-            if (kColScalesInRegs && w == kWaves - 1 && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
+            // Before the last promotion: refill starts sooner.
+            if (kColScalesInRegs && w == kWaves - 1) release_k_block(s, kb);
             promote(fin[w], acc[0], rs, kColScalesInRegs ? cs : load_col_scales(s));
           }
-          if (!kColScalesInRegs && !(kDInStage && kb == unit_k_blocks - 1)) release(s);
+          if (!kColScalesInRegs) release_k_block(s, kb);
           last_stage = s;
         }
       }
