@@ -279,13 +279,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         });
       }
     };
-    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both). The warp
-    // barrier first orders every lane's shared-memory reads of the stage (its scales) before lane 0's release
-    // arrival; without it only lane 0's own reads are ordered before a producer may refill the slot. (Added
-    // while chasing racecheck hazards on the producer-written row-major sfa slots, which it did not clear:
-    // docs/PERFORMANCE.md, "Sanitizers".)
+    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both). Lane 0 arrives
+    // for its warp: the warp read its scales with converged warp-wide loads issued before the arrival (DeepGEMM
+    // and CUTLASS release the same way). A __syncwarp here, ordering every lane's reads formally, cost 5-7% on
+    // 256x128 tiles (H100 A/B, bench/results/h100-2026-11-21-ab-syncwarp.json) and did not change racecheck.
     auto release = [&](u32 s) {
-      __syncwarp();
       if constexpr (kClusterSize > 1) {
         if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
       } else {
