@@ -54,6 +54,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // and 3 warps' passes spill (block_m 128: 12 data registers + the partial-pass guards; 256: 24), so all four
   // warps stage there; those tiles are compute bound and the producer runs stages ahead, hiding the wait.
   constexpr bool kSfaStaged = !kSfaTma;
+  // Stores by threads (not TMA) into a stage's row-major sfa slot are handed over through the full/empty
+  // barriers with one arrival per thread, so each thread's own accesses are ordered by its own release (PTX
+  // memory model). One arrival per warp after a __syncwarp orders them too, but compute-sanitizer racecheck
+  // only credits a thread's own arrival (bench/probes/mbarrier_racecheck.cu: hazards with lane 0 arriving,
+  // none with every lane) and reported the staged-sfa slots as races.
+  constexpr bool kPerThreadRelease = kSfaStaged;
   constexpr int kSfaChunk = 8, kSfaWarps = kMathWgs == 1 ? 3 : 4, kSfaPasses = ceil_div(kBlockM, 16 * kSfaWarps);
   constexpr bool kSfaFullPasses = kBlockM % (16 * kSfaWarps) == 0;  // else the last pass is partial
   // setmaxnreg.inc waits for registers the CTA got at launch (168 x 384 = 64512 for 3 warpgroups):
@@ -82,14 +88,15 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
 
   // ---- barrier init ----------------------------------------------------------------------------
   // full: the producer's expect_tx arrival (+ one cp.async arrival per lane of producer warp 0, + one arrival
-  // per sfa warp after it stored its rows of row-major sfa).
-  // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs).
+  // per lane of the sfa warps after it stored its rows of row-major sfa).
+  // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs); per math
+  // thread when producer threads store into the stage (row-major sfa, see kPerThreadRelease).
   const u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const u32 cta_rank = kClusterSize > 1 ? ptx::cluster_ctarank() : 0;
   if (threadIdx.x == kMathWgs * 128) {
     for (int s = 0; s < kStages; ++s) {
-      ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0) + (kSfaStaged ? kSfaWarps : 0));
-      ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4);
+      ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0) + (kSfaStaged ? kSfaWarps * 32 : 0));
+      ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4 * (kPerThreadRelease ? 32 : 1));
     }
     ptx::fence_mbarrier_init_release_cluster();
   } else if (threadIdx.x == kMathWgs * 128 + 32) {
@@ -213,8 +220,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
                   dst[p * 16 * kSfaWarps] = q == 0 ? sv[p][0] : q == 1 ? sv[p][1] : q == 2 ? sv[p][2] : sv[p][3];
               }
             }
-            __syncwarp();  // orders the warp's stores before lane 0's (release) arrival
-            if (lane == 0) ptx::mbarrier_arrive(&full[s]);
+            ptx::mbarrier_arrive(&full[s]);  // every lane: its own stores (kPerThreadRelease)
           }
         }
       }
@@ -280,11 +286,18 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       }
     };
     // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both). Lane 0 arrives
-    // for its warp: the warp read its scales with converged warp-wide loads issued before the arrival (DeepGEMM
-    // and CUTLASS release the same way). A __syncwarp here, ordering every lane's reads formally, cost 5-7% on
-    // 256x128 tiles (H100 A/B, bench/results/h100-2026-11-21-ab-syncwarp.json) and did not change racecheck.
+    // for its warp: the warp read its scales with converged warp-wide loads issued before the arrival, and the
+    // next writer of the stage is TMA (DeepGEMM and CUTLASS release the same way). A __syncwarp here cost 5-7% on
+    // 256x128 tiles (H100 A/B, bench/results/h100-2026-11-21-ab-syncwarp.json). Where producer threads write the
+    // stage (row-major sfa), every thread arrives for itself (kPerThreadRelease).
     auto release = [&](u32 s) {
-      if constexpr (kClusterSize > 1) {
+      if constexpr (kPerThreadRelease) {
+#pragma unroll
+        for (u32 r = 0; r < kClusterSize; ++r) {
+          if constexpr (kClusterSize > 1) ptx::mbarrier_arrive_cluster(&empty[s], r);
+          else ptx::mbarrier_arrive(&empty[s]);
+        }
+      } else if constexpr (kClusterSize > 1) {
         if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
       } else {
         if (lane == 0) ptx::mbarrier_arrive(&empty[s]);
