@@ -110,6 +110,33 @@ int LoadedKernel::max_active_clusters(int device, const LaunchGeometry& geometry
   return clusters;
 }
 
+CUfunction LoadedKernel::function_in(CUcontext context, int smem_bytes) const {
+  if (const Binding* b = binding_.load(std::memory_order_acquire); b != nullptr && b->context == context) {
+    return b->function;
+  }
+  std::lock_guard lock(bindings_mutex_);
+  const Binding* found = nullptr;
+  for (const auto& b : bindings_) {
+    if (b->context == context) found = b.get();
+  }
+  if (found == nullptr) {
+    const auto& api = runtime::driver("binding a kernel to a context");
+    runtime::check_driver(api.cuCtxPushCurrent(context), "cuCtxPushCurrent");
+    CUfunction function = nullptr;
+    CUresult result = api.cuKernelGetFunction(&function, kernel_);
+    if (result == CUDA_SUCCESS && smem_bytes > kDefaultSmemLimit) {
+      result = api.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_bytes);
+    }
+    CUcontext popped = nullptr;
+    api.cuCtxPopCurrent(&popped);
+    runtime::check_driver(result, ("cuKernelGetFunction(" + entry_ + ")").c_str());
+    bindings_.push_back(std::make_unique<const Binding>(Binding{context, function}));
+    found = bindings_.back().get();
+  }
+  binding_.store(found, std::memory_order_release);
+  return found->function;
+}
+
 void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, const void* params, cudaStream_t stream) {
   const auto& api = runtime::driver("launching a kernel");
   if (geometry.smem_bytes > kDefaultSmemLimit) {
@@ -120,9 +147,10 @@ void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, const vo
   CUlaunchAttribute attributes[2];
   const CUlaunchConfig config = launch_config(geometry, reinterpret_cast<CUstream>(stream), get_pdl(), attributes);
   void* args[] = {const_cast<void*>(params)};
-  // A CUkernel stands in for a CUfunction in launch calls (context-independent loading, CUDA >= 12.0).
+  CUcontext context = nullptr;
+  runtime::check_driver(api.cuStreamGetCtx(reinterpret_cast<CUstream>(stream), &context), "cuStreamGetCtx");
   const CUresult result =
-      api.cuLaunchKernelEx(&config, reinterpret_cast<CUfunction>(kernel.handle()), args, nullptr);
+      api.cuLaunchKernelEx(&config, kernel.function_in(context, geometry.smem_bytes), args, nullptr);
   if (result != CUDA_SUCCESS) runtime::check_driver(result, ("cuLaunchKernelEx(" + kernel.entry() + ")").c_str());
 }
 

@@ -1,11 +1,16 @@
 #pragma once
 // Loading a cubin through the driver (cuLibraryLoadData: context-independent) and launching it with
-// cuLaunchKernelEx, cluster and PDL attributes built per call (safe from several host threads).
+// cuLaunchKernelEx, cluster and PDL attributes built per call (safe from several host threads). Launches go
+// through the kernel's CUfunction in the stream's context, looked up once per context: a launch through the
+// CUkernel handle costs the driver about 1 us more per call (bench/results/h100-2026-11-21-launch-cost.txt).
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "jit/compiler.hpp"
 
@@ -36,14 +41,26 @@ class LoadedKernel {
   // computed once per device: a persistent grid larger than that would run its last clusters as a second
   // wave. Only for geometries with cluster_x > 1.
   int max_active_clusters(int device, const LaunchGeometry& geometry) const;
+  // The kernel's CUfunction in `context` (cuKernelGetFunction on the first call per context, with the raised
+  // shared-memory limit applied to it), then a lock-free lookup while the context stays the same.
+  CUfunction function_in(CUcontext context, int smem_bytes) const;
 
  private:
+  struct Binding {
+    CUcontext context;
+    CUfunction function;
+  };
   CUlibrary library_ = nullptr;
   CUkernel kernel_ = nullptr;
   std::string entry_;
   ResourceUsage resources_;
   mutable std::atomic<int> smem_limit_[64] = {};
   mutable std::atomic<int> max_active_clusters_[64] = {};
+  // The most recently used context's binding; every binding made stays alive with the kernel (a launch on
+  // another thread may still read an older one).
+  mutable std::atomic<const Binding*> binding_{nullptr};
+  mutable std::mutex bindings_mutex_;
+  mutable std::vector<std::unique_ptr<const Binding>> bindings_;
 };
 
 // Launches `kernel` on `stream` with one by-value parameter struct `params` (the kernels' single

@@ -44,6 +44,10 @@ Resolved resolve_all() {
   need("cuCtxGetDevice", r.api.cuCtxGetDevice);
   need("cuStreamGetCtx", r.api.cuStreamGetCtx);
   need("cuOccupancyMaxActiveClusters", r.api.cuOccupancyMaxActiveClusters);
+  need("cuKernelGetFunction", r.api.cuKernelGetFunction);
+  need("cuFuncSetAttribute", r.api.cuFuncSetAttribute);
+  need("cuCtxPushCurrent", r.api.cuCtxPushCurrent);
+  need("cuCtxPopCurrent", r.api.cuCtxPopCurrent);
   return r;
 }
 

@@ -17,6 +17,10 @@ struct DriverApi {
   decltype(&::cuCtxGetDevice) cuCtxGetDevice = nullptr;
   decltype(&::cuStreamGetCtx) cuStreamGetCtx = nullptr;
   decltype(&::cuOccupancyMaxActiveClusters) cuOccupancyMaxActiveClusters = nullptr;
+  decltype(&::cuKernelGetFunction) cuKernelGetFunction = nullptr;
+  decltype(&::cuFuncSetAttribute) cuFuncSetAttribute = nullptr;
+  decltype(&::cuCtxPushCurrent) cuCtxPushCurrent = nullptr;
+  decltype(&::cuCtxPopCurrent) cuCtxPopCurrent = nullptr;
 };
 
 // The driver entry points, resolved once. Throws Error(kCuda) naming `what` if no driver is present.

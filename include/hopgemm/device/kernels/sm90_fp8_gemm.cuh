@@ -54,12 +54,6 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // and 3 warps' passes spill (block_m 128: 12 data registers + the partial-pass guards; 256: 24), so all four
   // warps stage there; those tiles are compute bound and the producer runs stages ahead, hiding the wait.
   constexpr bool kSfaStaged = !kSfaTma;
-  // Stores by threads (not TMA) into a stage's row-major sfa slot are handed over through the full/empty
-  // barriers with one arrival per thread, so each thread's own accesses are ordered by its own release (PTX
-  // memory model). One arrival per warp after a __syncwarp orders them too, but compute-sanitizer racecheck
-  // only credits a thread's own arrival (bench/probes/mbarrier_racecheck.cu: hazards with lane 0 arriving,
-  // none with every lane) and reported the staged-sfa slots as races.
-  constexpr bool kPerThreadRelease = kSfaStaged;
   constexpr int kSfaChunk = 8, kSfaWarps = kMathWgs == 1 ? 3 : 4, kSfaPasses = ceil_div(kBlockM, 16 * kSfaWarps);
   constexpr bool kSfaFullPasses = kBlockM % (16 * kSfaWarps) == 0;  // else the last pass is partial
   // setmaxnreg.inc waits for registers the CTA got at launch (168 x 384 = 64512 for 3 warpgroups):
@@ -88,15 +82,16 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
 
   // ---- barrier init ----------------------------------------------------------------------------
   // full: the producer's expect_tx arrival (+ one cp.async arrival per lane of producer warp 0, + one arrival
-  // per lane of the sfa warps after it stored its rows of row-major sfa).
-  // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs); per math
-  // thread when producer threads store into the stage (row-major sfa, see kPerThreadRelease).
+  // per lane of the sfa warps after it stored its rows of row-major sfa: each thread releases its own stores.
+  // One arrival per warp after a __syncwarp orders them too, but compute-sanitizer racecheck only credits a
+  // thread's own arrival there: bench/probes/mbarrier_racecheck.cu).
+  // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs).
   const u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const u32 cta_rank = kClusterSize > 1 ? ptx::cluster_ctarank() : 0;
   if (threadIdx.x == kMathWgs * 128) {
     for (int s = 0; s < kStages; ++s) {
       ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0) + (kSfaStaged ? kSfaWarps * 32 : 0));
-      ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4 * (kPerThreadRelease ? 32 : 1));
+      ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4);
     }
     ptx::fence_mbarrier_init_release_cluster();
   } else if (threadIdx.x == kMathWgs * 128 + 32) {
@@ -220,7 +215,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
                   dst[p * 16 * kSfaWarps] = q == 0 ? sv[p][0] : q == 1 ? sv[p][1] : q == 2 ? sv[p][2] : sv[p][3];
               }
             }
-            ptx::mbarrier_arrive(&full[s]);  // every lane: its own stores (kPerThreadRelease)
+            ptx::mbarrier_arrive(&full[s]);  // every lane, for its own stores
           }
         }
       }
@@ -285,19 +280,16 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         });
       }
     };
-    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both). Lane 0 arrives
-    // for its warp: the warp read its scales with converged warp-wide loads issued before the arrival, and the
-    // next writer of the stage is TMA (DeepGEMM and CUTLASS release the same way). A __syncwarp here cost 5-7% on
-    // 256x128 tiles (H100 A/B, bench/results/h100-2026-11-21-ab-syncwarp.json). Where producer threads write the
-    // stage (row-major sfa), every thread arrives for itself (kPerThreadRelease).
+    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both), by lane 0 after
+    // scales_read() ordered every lane's reads of the stage's scales before it (producer threads refill the
+    // scale slots with cp.async or stores, which must not overtake another lane's read).
+    // scales_read() is a __syncwarp placed where it costs nothing: after the stage's last WGMMA batch is
+    // issued, while the tensor cores run it. Placed right before the arrival it cost 4-7% on 256x128 tiles
+    // (H100 A/B, bench/results/h100-2026-11-21-ab-syncwarp.json). One arrival per thread instead costs 8%
+    // there (2 x 256 arrivals per stage with a cluster of 2).
+    auto scales_read = [] { __syncwarp(); };
     auto release = [&](u32 s) {
-      if constexpr (kPerThreadRelease) {
-#pragma unroll
-        for (u32 r = 0; r < kClusterSize; ++r) {
-          if constexpr (kClusterSize > 1) ptx::mbarrier_arrive_cluster(&empty[s], r);
-          else ptx::mbarrier_arrive(&empty[s]);
-        }
-      } else if constexpr (kClusterSize > 1) {
+      if constexpr (kClusterSize > 1) {
         if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
       } else {
         if (lane == 0) ptx::mbarrier_arrive(&empty[s]);
@@ -364,9 +356,15 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           // Two accumulator sets leave no registers for 1D1D's per-column scales ahead of time: they are
           // read during the promotion, so that stage is released after it.
           const ColScales cs = load_col_scales(ring.stage);
-          if constexpr (!k1D1D) release(ring.stage);
+          if constexpr (!k1D1D) {
+            scales_read();
+            release(ring.stage);
+          }
           promote(fin[0], acc[kBuf], rs[kBuf], cs);
-          if constexpr (k1D1D) release(ring.stage);
+          if constexpr (k1D1D) {
+            scales_read();
+            release(ring.stage);
+          }
           ring = next;
         };
         for (i32 kb = 0;; kb += 2) {
@@ -391,6 +389,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           const RowScales rs0 = load_row_scales(s, 0), rs1 = load_row_scales(s, 1);
           issue_mma(acc[0], s, 0);
           issue_mma(acc[1], s, 1);
+          if (kColScalesInRegs) scales_read();
           ptx::wgmma_wait_group<1>();
           ptx::wgmma_fence_operand(acc[0]);
           promote(fin[0], acc[0], rs0, kColScalesInRegs ? cs : load_col_scales(s));
@@ -398,7 +397,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           ptx::wgmma_fence_operand(acc[1]);
           if (kColScalesInRegs) release_k_block(s, kb);
           promote(fin[1], acc[1], rs1, kColScalesInRegs ? cs : load_col_scales(s));
-          if (!kColScalesInRegs) release_k_block(s, kb);
+          if (!kColScalesInRegs) {
+            scales_read();
+            release_k_block(s, kb);
+          }
           last_stage = s;
         }
       } else {
@@ -412,13 +414,17 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             if constexpr (kOrdered) ptx::bar_sync(kTurnBarrier + wg, 256);  // wait for this WG's turn
             issue_mma(acc[0], s, w);
             if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
+            if (kColScalesInRegs && w == kWaves - 1) scales_read();
             ptx::wgmma_wait_group<0>();
             ptx::wgmma_fence_operand(acc[0]);
             // Before the last promotion: refill starts sooner.
             if (kColScalesInRegs && w == kWaves - 1) release_k_block(s, kb);
             promote(fin[w], acc[0], rs, kColScalesInRegs ? cs : load_col_scales(s));
           }
-          if (!kColScalesInRegs) release_k_block(s, kb);
+          if (!kColScalesInRegs) {
+            scales_read();
+            release_k_block(s, kb);
+          }
           last_stage = s;
         }
       }
