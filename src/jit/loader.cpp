@@ -147,10 +147,14 @@ void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, const vo
   CUlaunchAttribute attributes[2];
   const CUlaunchConfig config = launch_config(geometry, reinterpret_cast<CUstream>(stream), get_pdl(), attributes);
   void* args[] = {const_cast<void*>(params)};
+  // The CUfunction of the stream's context; a green-context stream launches through the CUkernel handle,
+  // which the driver resolves itself.
   CUcontext context = nullptr;
-  runtime::check_driver(api.cuStreamGetCtx(reinterpret_cast<CUstream>(stream), &context), "cuStreamGetCtx");
-  const CUresult result =
-      api.cuLaunchKernelEx(&config, kernel.function_in(context, geometry.smem_bytes), args, nullptr);
+  CUgreenCtx green = nullptr;
+  runtime::check_driver(api.cuStreamGetCtx(reinterpret_cast<CUstream>(stream), &context, &green), "cuStreamGetCtx");
+  const CUfunction function = green == nullptr ? kernel.function_in(context, geometry.smem_bytes)
+                                               : reinterpret_cast<CUfunction>(kernel.handle());
+  const CUresult result = api.cuLaunchKernelEx(&config, function, args, nullptr);
   if (result != CUDA_SUCCESS) runtime::check_driver(result, ("cuLaunchKernelEx(" + kernel.entry() + ")").c_str());
 }
 

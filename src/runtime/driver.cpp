@@ -41,7 +41,6 @@ Resolved resolve_all() {
   need("cuKernelGetAttribute", r.api.cuKernelGetAttribute);
   need("cuLaunchKernelEx", r.api.cuLaunchKernelEx);
   need("cuTensorMapEncodeTiled", r.api.cuTensorMapEncodeTiled);
-  need("cuCtxGetDevice", r.api.cuCtxGetDevice);
   need("cuStreamGetCtx", r.api.cuStreamGetCtx);
   need("cuOccupancyMaxActiveClusters", r.api.cuOccupancyMaxActiveClusters);
   need("cuKernelGetFunction", r.api.cuKernelGetFunction);

@@ -14,8 +14,10 @@ struct DriverApi {
   decltype(&::cuKernelGetAttribute) cuKernelGetAttribute = nullptr;
   decltype(&::cuLaunchKernelEx) cuLaunchKernelEx = nullptr;
   decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
-  decltype(&::cuCtxGetDevice) cuCtxGetDevice = nullptr;
-  decltype(&::cuStreamGetCtx) cuStreamGetCtx = nullptr;
+  // Resolved by base name at the headers' CUDA_VERSION, an entry point is its newest ABI: cuStreamGetCtx is
+  // cuStreamGetCtx_v2 (CUDA 12.5+, a third out-parameter), whatever the headers' unversioned prototype says.
+  // Calling it through the two-argument type crashed in the driver.
+  decltype(&::cuStreamGetCtx_v2) cuStreamGetCtx = nullptr;
   decltype(&::cuOccupancyMaxActiveClusters) cuOccupancyMaxActiveClusters = nullptr;
   decltype(&::cuKernelGetFunction) cuKernelGetFunction = nullptr;
   decltype(&::cuFuncSetAttribute) cuFuncSetAttribute = nullptr;
