@@ -267,13 +267,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       ColScales c;
       if constexpr (k1D1D)
         mma::load_col_scales_1d1d<kBlockN>(c.sb, sfb_s, lane);
-      else {
-        // The tile's two block scales, the same for every lane: lane 0 reads them and shares them, so the
-        // only reader of the cp.async-filled slot is the lane whose arrival releases it (racecheck counted
-        // 32 readers against one arrival as a race with the next refill).
-        float2 v = lane == 0 ? make_float2(sfb_s[0], sfb_s[1]) : make_float2(0.0f, 0.0f);
-        c.sb[0] = make_float2(__shfl_sync(0xffffffffu, v.x, 0), __shfl_sync(0xffffffffu, v.y, 0));
-      }
+      else
+        c.sb[0] = make_float2(sfb_s[0], sfb_s[1]);
       return c;
     };
     auto promote = [&](float (&f)[kBlockN / 2], const float (&a)[kBlockN / 2], const RowScales& r, const ColScales& c) {
