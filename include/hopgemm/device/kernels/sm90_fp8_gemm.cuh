@@ -264,20 +264,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     };
     auto load_col_scales = [&](u32 s) {
       const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
-      ColScales c{};
+      ColScales c;
       if constexpr (k1D1D)
         mma::load_col_scales_1d1d<kBlockN>(c.sb, sfb_s, lane);
-      else if (lane == 0)  // the tile's two block scales, the same for every lane: see share_col_scales
+      else
         c.sb[0] = make_float2(sfb_s[0], sfb_s[1]);
       return c;
-    };
-    // 1D2D: lane 0 alone reads the block scales from the cp.async-filled slot and passes them to the other lanes,
-    // so the slot's only reader is the lane whose arrival releases it (with 32 readers and one arrival,
-    // racecheck reported the next refill as a race). Called after a WGMMA issue so the shuffle's wait for the
-    // load does not delay the issue (right after the load, before the issue, it cost 1.4% at 4096x7168x16384).
-    auto share_col_scales = [&](ColScales& c) {
-      if constexpr (!k1D1D)
-        c.sb[0] = make_float2(__shfl_sync(0xffffffffu, c.sb[0].x, 0), __shfl_sync(0xffffffffu, c.sb[0].y, 0));
     };
     auto promote = [&](float (&f)[kBlockN / 2], const float (&a)[kBlockN / 2], const RowScales& r, const ColScales& c) {
       if constexpr (k1D1D) {
@@ -288,9 +280,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         });
       }
     };
-    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both); lane 0 arrives on
-    // its own CTA's barrier, after scales_read() ordered every lane's reads of the stage's scales before it
-    // (producer threads refill the scale slots with cp.async or stores, which must not overtake a read).
+    // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both), by lane 0 after
+    // scales_read() ordered every lane's reads of the stage's scales before it (producer threads refill the
+    // scale slots with cp.async or stores, which must not overtake another lane's read).
     // scales_read() is a __syncwarp placed where it costs nothing: after the stage's last WGMMA batch is
     // issued, while the tensor cores run it. Placed right before the arrival it cost 4-7% on 256x128 tiles
     // (H100 A/B, bench/results/h100-2026-11-21-ab-syncwarp.json). One arrival per thread instead costs 8%
@@ -298,7 +290,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     auto scales_read = [] { __syncwarp(); };
     auto release = [&](u32 s) {
       if constexpr (kClusterSize > 1) {
-        if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], (cta_rank + lane) % kClusterSize);
+        if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
       } else {
         if (lane == 0) ptx::mbarrier_arrive(&empty[s]);
       }
@@ -352,28 +344,18 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         auto consume = [&]<int kBuf>(bool last) {
           pipeline::StageRing<kStages> next = ring;
           next.advance();
-          // 1D2D block scales of block kb, read while the tensor cores run. Two accumulator sets leave no
-          // registers for 1D1D's per-column scales ahead of time: they are read during the promotion, so that
-          // stage is released after it.
-          ColScales cs{};
-          auto take_col_scales = [&] {
-            if constexpr (!k1D1D) {
-              cs = load_col_scales(ring.stage);
-              share_col_scales(cs);
-            }
-          };
           if (last) {
-            take_col_scales();
             ptx::wgmma_wait_group<0>();
           } else {
             ptx::mbarrier_wait(&full[next.stage], next.phase);
             rs[kBuf ^ 1] = load_row_scales(next.stage, 0);
             issue_mma(acc[kBuf ^ 1], next.stage, 0);
-            take_col_scales();
             ptx::wgmma_wait_group<1>();
           }
           ptx::wgmma_fence_operand(acc[kBuf]);
-          if constexpr (k1D1D) cs = load_col_scales(ring.stage);
+          // Two accumulator sets leave no registers for 1D1D's per-column scales ahead of time: they are
+          // read during the promotion, so that stage is released after it.
+          const ColScales cs = load_col_scales(ring.stage);
           if constexpr (!k1D1D) {
             scales_read();
             release(ring.stage);
@@ -403,14 +385,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
-          ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
+          const ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
           const RowScales rs0 = load_row_scales(s, 0), rs1 = load_row_scales(s, 1);
           issue_mma(acc[0], s, 0);
           issue_mma(acc[1], s, 1);
-          if (kColScalesInRegs) {
-            share_col_scales(cs);
-            scales_read();
-          }
+          if (kColScalesInRegs) scales_read();
           ptx::wgmma_wait_group<1>();
           ptx::wgmma_fence_operand(acc[0]);
           promote(fin[0], acc[0], rs0, kColScalesInRegs ? cs : load_col_scales(s));
@@ -428,14 +407,13 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
-          ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
+          const ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
 #pragma unroll
           for (int w = 0; w < kWaves; ++w) {
             const RowScales rs = load_row_scales(s, w);
             if constexpr (kOrdered) ptx::bar_sync(kTurnBarrier + wg, 256);  // wait for this WG's turn
             issue_mma(acc[0], s, w);
             if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
-            if (kColScalesInRegs && w == 0) share_col_scales(cs);
             if (kColScalesInRegs && w == kWaves - 1) scales_read();
             ptx::wgmma_wait_group<0>();
             ptx::wgmma_fence_operand(acc[0]);
