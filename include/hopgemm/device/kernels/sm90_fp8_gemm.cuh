@@ -78,6 +78,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   float* const sfb = sfa + kStages * kSmem.sfa_stage / 4;                // 1D2D: 2 floats, 1D1D: kBlockN
   u64* const full = reinterpret_cast<u64*>(sfb + kStages * kSmem.sfb_stage / 4);
   u64* const empty = full + kStages;
+  // 1D2D: every lane of a math warp reads the stage's B block scales (one broadcast load), which the producer
+  // refills by cp.async. Besides its warp's release, each math thread arrives on its CTA's empty barrier for its
+  // own read (kReadersArrive): one arrival per reading thread is what racecheck accepts (a __syncwarp and one
+  // arrival per warp order the reads too, but racecheck reports the refill: bench/probes/mbarrier_racecheck.cu).
+  // The threads arrive while their WGMMA batch runs (scales_read), before their warp's release.
+  constexpr bool kReadersArrive = !k1D1D;
   const u32 sfa_addr = ptx::smem_addr(sfa), sfb_addr = ptx::smem_addr(sfb);
 
   // ---- barrier init ----------------------------------------------------------------------------
@@ -85,13 +91,14 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // per lane of the sfa warps after it stored its rows of row-major sfa: each thread releases its own stores.
   // One arrival per warp after a __syncwarp orders them too, but compute-sanitizer racecheck only credits a
   // thread's own arrival there: bench/probes/mbarrier_racecheck.cu).
-  // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs).
+  // empty: one arrival per math warp of every CTA in the cluster (multicast writes into both CTAs), + 1D2D: one
+  // per math thread of this CTA (kReadersArrive).
   const u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const u32 cta_rank = kClusterSize > 1 ? ptx::cluster_ctarank() : 0;
   if (threadIdx.x == kMathWgs * 128) {
     for (int s = 0; s < kStages; ++s) {
       ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0) + (kSfaStaged ? kSfaWarps * 32 : 0));
-      ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4);
+      ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4 + (kReadersArrive ? kMathWgs * 128 : 0));
     }
     ptx::fence_mbarrier_init_release_cluster();
   } else if (threadIdx.x == kMathWgs * 128 + 32) {
@@ -281,13 +288,17 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       }
     };
     // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both), by lane 0 after
-    // scales_read() ordered every lane's reads of the stage's scales before it (producer threads refill the
-    // scale slots with cp.async or stores, which must not overtake another lane's read).
-    // scales_read() is a __syncwarp placed where it costs nothing: after the stage's last WGMMA batch is
-    // issued, while the tensor cores run it. Placed right before the arrival it cost 4-7% on 256x128 tiles
-    // (H100 A/B, bench/results/h100-2026-11-21-ab-syncwarp.json). One arrival per thread instead costs 8%
-    // there (2 x 256 arrivals per stage with a cluster of 2).
-    auto scales_read = [] { __syncwarp(); };
+    // scales_read(s) ordered every lane's reads of the stage's scales before it (producer threads refill the
+    // scale slots with cp.async or stores, which must not overtake another lane's read): a __syncwarp, and
+    // for 1D2D each thread's own arrival on its CTA's empty barrier (kReadersArrive). Placed where it costs
+    // nothing: after the stage's last WGMMA batch is issued, while the tensor cores run it. The __syncwarp
+    // right before the release arrival cost 4-7% on 256x128 tiles (H100 A/B,
+    // bench/results/h100-2026-11-21-ab-syncwarp.json); one release arrival per thread instead costs 8% there
+    // (2 x 256 arrivals per stage with a cluster of 2).
+    auto scales_read = [&](u32 s) {
+      __syncwarp();
+      if constexpr (kReadersArrive) ptx::mbarrier_arrive(&empty[s]);
+    };
     auto release = [&](u32 s) {
       if constexpr (kClusterSize > 1) {
         if (lane < kClusterSize) ptx::mbarrier_arrive_cluster(&empty[s], lane);
@@ -357,12 +368,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           // read during the promotion, so that stage is released after it.
           const ColScales cs = load_col_scales(ring.stage);
           if constexpr (!k1D1D) {
-            scales_read();
+            scales_read(ring.stage);
             release(ring.stage);
           }
           promote(fin[0], acc[kBuf], rs[kBuf], cs);
           if constexpr (k1D1D) {
-            scales_read();
+            scales_read(ring.stage);
             release(ring.stage);
           }
           ring = next;
@@ -389,7 +400,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           const RowScales rs0 = load_row_scales(s, 0), rs1 = load_row_scales(s, 1);
           issue_mma(acc[0], s, 0);
           issue_mma(acc[1], s, 1);
-          if (kColScalesInRegs) scales_read();
+          if (kColScalesInRegs) scales_read(s);
           ptx::wgmma_wait_group<1>();
           ptx::wgmma_fence_operand(acc[0]);
           promote(fin[0], acc[0], rs0, kColScalesInRegs ? cs : load_col_scales(s));
@@ -398,7 +409,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           if (kColScalesInRegs) release_k_block(s, kb);
           promote(fin[1], acc[1], rs1, kColScalesInRegs ? cs : load_col_scales(s));
           if (!kColScalesInRegs) {
-            scales_read();
+            scales_read(s);
             release_k_block(s, kb);
           }
           last_stage = s;
@@ -414,7 +425,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             if constexpr (kOrdered) ptx::bar_sync(kTurnBarrier + wg, 256);  // wait for this WG's turn
             issue_mma(acc[0], s, w);
             if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
-            if (kColScalesInRegs && w == kWaves - 1) scales_read();
+            if (kColScalesInRegs && w == kWaves - 1) scales_read(s);
             ptx::wgmma_wait_group<0>();
             ptx::wgmma_fence_operand(acc[0]);
             // Before the last promotion: refill starts sooner.
@@ -422,7 +433,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             promote(fin[w], acc[0], rs, kColScalesInRegs ? cs : load_col_scales(s));
           }
           if (!kColScalesInRegs) {
-            scales_read();
+            scales_read(s);
             release_k_block(s, kb);
           }
           last_stage = s;
