@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine, in one call: build, run every test, time the JIT and the kernels.
+# On the GPU machine, in one call: build, run every test and the sanitizers, time the JIT and the kernels
+# (deepseek-v3 and wgrad-pr95 suites).
 # Logs and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
 # Set HOPGEMM_COMMIT=<hash> for the JSON headers: the device machine's copy of .git can be older than the tree.
 # Usage: scripts/gpu_check.sh [tests|bench|all] [extra pytest args...]
@@ -22,12 +23,21 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
   (cd /tmp && "$PYTHON" -m pytest -q -s "$HOPGEMM_ROOT/tests/python/test_gpu.py" -k overhead) 2>&1 | grep "us/call" | tee -a "$OUTDIR/pytest.log"
+  # The host-cost figures themselves (ctest prints them only when a test fails).
+  { "$BUILD_DIR/tests/hopgemm_gpu_tests" --gtest_filter='JitTimings.WarmHost*'
+    "$BUILD_DIR/tests/hopgemm_cpu_tests" --gtest_filter='GpuLoader.LaunchHostCost'; } 2>&1 |
+    grep -E "RESULT|us per call" | tee -a "$OUTDIR/ctest.log"
+  tests/gpu/sanitize.sh "$PYTHON" > "$OUTDIR/sanitize.log" 2>&1 || status=1
+  grep -E "^(memcheck|racecheck|synccheck):" "$OUTDIR/sanitize.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1
   tail -15 "$OUTDIR/bench_quantize.log"
   "$BUILD_DIR/hopgemm" bench --suite deepseek-v3 --plot > "$OUTDIR/bench_gemm.log" 2>&1 || status=1
   tail -50 "$OUTDIR/bench_gemm.log"
-  cp bench/results/*-deepseek-v3.json bench/results/*-deepseek-v3.png "$OUTDIR/" 2>/dev/null
+  "$BUILD_DIR/hopgemm" bench --suite wgrad-pr95 > "$OUTDIR/bench_wgrad.log" 2>&1 || status=1
+  tail -3 "$OUTDIR/bench_wgrad.log"
+  cp bench/results/*-"$(date -u +%Y-%m-%d)"-deepseek-v3.json bench/results/*-"$(date -u +%Y-%m-%d)"-deepseek-v3.png \
+     bench/results/*-"$(date -u +%Y-%m-%d)"-wgrad-pr95.json "$OUTDIR/" 2>/dev/null
 fi
 exit $status
