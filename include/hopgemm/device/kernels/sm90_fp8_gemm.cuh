@@ -290,11 +290,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     // Stage consumed: one arrival per warp on every CTA of the cluster (multicast filled both), by lane 0 after
     // scales_read(s) ordered every lane's reads of the stage's scales before it (producer threads refill the
     // scale slots with cp.async or stores, which must not overtake another lane's read): a __syncwarp, and
-    // for 1D2D each thread's own arrival on its CTA's empty barrier (kReadersArrive). Placed where it costs
-    // nothing: after the stage's last WGMMA batch is issued, while the tensor cores run it. The __syncwarp
-    // right before the release arrival cost 4-7% on 256x128 tiles (H100 A/B,
-    // bench/results/h100-2026-11-21-ab-syncwarp.json); one release arrival per thread instead costs 8% there
-    // (2 x 256 arrivals per stage with a cluster of 2).
+    // for 1D2D each thread's own arrival on its CTA's empty barrier (kReadersArrive). Where the schedule allows
+    // it runs after the stage's last WGMMA batch is issued, while the tensor cores run it: right before the
+    // release arrival the __syncwarp cost 4-7% on 256x128 tiles (H100 A/B,
+    // bench/results/h100-2026-11-21-ab-syncwarp.json), and one release arrival per thread instead 8% (2 x 256
+    // arrivals per stage with a cluster of 2). The cross-block overlap schedule (64-row tiles) and column scales
+    // read during the promotion keep it right before the release: no measurable cost on 64-row tiles.
     auto scales_read = [&](u32 s) {
       __syncwarp();
       if constexpr (kReadersArrive) ptx::mbarrier_arrive(&empty[s]);
