@@ -42,7 +42,9 @@ class LoadedKernel {
   // wave. Only for geometries with cluster_x > 1.
   int max_active_clusters(int device, const LaunchGeometry& geometry) const;
   // The kernel's CUfunction in `context` (cuKernelGetFunction on the first call per context, with the raised
-  // shared-memory limit applied to it), then a lock-free lookup while the context stays the same.
+  // shared-memory limit applied to it), then a lock-free lookup while the context stays the same. Like the
+  // library's other per-device state (workspace, device info), bindings assume a context lives until the process
+  // ends: a context destroyed and re-created at the same address (cudaDeviceReset) is not supported.
   CUfunction function_in(CUcontext context, int smem_bytes) const;
 
  private:
