@@ -39,6 +39,22 @@ jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig
                             "hopgemm::device::sm90_splitk_reduce_kernel", config);
 }
 
+heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major) {
+  heuristics::Fp8GemmProblem p;
+  p.m = gemm.m;
+  p.n = gemm.n;
+  p.k = gemm.k;
+  p.num_sms = num_sms;
+  p.sfa_k_major = sfa_k_major;
+  if (gemm.role == GemmRole::kWgrad) {
+    p.recipe = device::kRecipe1D1D;
+    p.out_dtype = device::kOutFp32;
+    p.accumulate = 1;
+    p.sfb_k_major = sfb_k_major;
+  }
+  return p;
+}
+
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms) {
   std::vector<jit::KernelSource> sources;
   for (const auto& g : gemms) {
@@ -48,19 +64,7 @@ std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& 
     for (int sfa_k_major : {1, 0}) {
       for (int sfb_k_major : {1, 0}) {
         if (!wgrad && sfb_k_major == 0) continue;  // 1D2D block scales: one kernel for both layouts
-        heuristics::Fp8GemmProblem p;
-        p.m = g.m;
-        p.n = g.n;
-        p.k = g.k;
-        p.num_sms = num_sms;
-        p.sfa_k_major = sfa_k_major;
-        p.sfb_k_major = sfb_k_major;
-        if (wgrad) {
-          p.recipe = device::kRecipe1D1D;
-          p.out_dtype = device::kOutFp32;
-          p.accumulate = 1;
-        }
-        const auto choice = heuristics::choose_fp8_gemm_config(p);
+        const auto choice = heuristics::choose_fp8_gemm_config(suite_gemm_problem(g, num_sms, sfa_k_major, sfb_k_major));
         if (choice.num_tiles == 0) continue;
         sources.push_back(render_sm90_fp8_gemm(choice.config));
         if (choice.config.k_splits > 1) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/suites.hpp"
+#include "heuristics/sm90_fp8_gemm.hpp"
 #include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
 #include "hopgemm/device/kernels/sm90_splitk_reduce_types.cuh"
 #include "jit/kernel_source.hpp"
@@ -12,6 +13,9 @@ namespace hopgemm::api {
 
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& config);
 jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig& config);
+// The problem fp8_gemm_nt sees for a suite GEMM whose A scales (and, for weight gradients, B scales: 1D1D, FP32
+// D += A B^T) come in the given layouts (1: row-major as quantised, 0: MN-major TMA-aligned).
+heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major);
 // Every FP8 GEMM kernel (and split-K reduction) the suite's shapes select on a device with `num_sms` SMs (de-duplicated by the caller).
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms);
 

@@ -55,6 +55,12 @@ const char* gemm_role_name(GemmRole role) {
   return "?";
 }
 
+std::optional<GemmRole> gemm_role_from_name(const std::string& name) {
+  for (GemmRole role : {GemmRole::kForward, GemmRole::kDgrad, GemmRole::kWgrad})
+    if (name == gemm_role_name(role)) return role;
+  return std::nullopt;
+}
+
 std::vector<std::string> suite_names() { return {"deepseek-v3", "wgrad-pr95"}; }
 
 const std::vector<SuiteGemm>& suite_gemms(const std::string& suite) {

@@ -1,6 +1,7 @@
 #pragma once
 // The embedded benchmark / precompile suites (DESIGN.md §2.7): DeepSeek-V3's GEMM shapes, reference §7.4.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,8 @@ namespace hopgemm::api {
 
 enum class GemmRole { kForward, kDgrad, kWgrad };
 const char* gemm_role_name(GemmRole role);
+// The role named "fwd", "dgrad" or "wgrad" (gemm_role_name's names); nullopt for anything else.
+std::optional<GemmRole> gemm_role_from_name(const std::string& name);
 
 struct SuiteGemm {
   GemmRole role;

@@ -34,31 +34,26 @@ bench::DeviceBuffer random_bf16(int64_t rows, int64_t cols, uint32_t seed) {
 }  // namespace
 
 std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& shape, const std::string& role) {
-  if (!role.empty() && role != "fwd" && role != "dgrad" && role != "wgrad") {
+  if (!role.empty() && !api::gemm_role_from_name(role)) {
     throw Error(ErrorKind::kInvalidArgument, "--role '" + role + "' must be fwd, dgrad or wgrad");
   }
   std::vector<GemmShape> out;
   if (!shape.empty()) {
     // [role:]MxNxK, role fwd (default), dgrad (same kernel, recorded as such) or wgrad (1D1D, FP32 D += A B^T).
-    api::GemmRole role = api::GemmRole::kForward;
+    api::GemmRole shape_role = api::GemmRole::kForward;
     std::string dims = shape;
     if (const auto colon = shape.find(':'); colon != std::string::npos) {
-      const std::string name = shape.substr(0, colon);
+      const auto named = api::gemm_role_from_name(shape.substr(0, colon));
+      if (!named) throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "': role must be fwd, dgrad or wgrad");
+      shape_role = *named;
       dims = shape.substr(colon + 1);
-      if (name == "wgrad") {
-        role = api::GemmRole::kWgrad;
-      } else if (name == "dgrad") {
-        role = api::GemmRole::kDgrad;
-      } else if (name != "fwd") {
-        throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "': role must be fwd, dgrad or wgrad");
-      }
     }
     long long m = 0, n = 0, k = 0;
     char tail = 0;
     if (std::sscanf(dims.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 || k <= 0) {
       throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "' must be [fwd:|dgrad:|wgrad:]MxNxK with positive integers");
     }
-    out.push_back({role, m, n, k});
+    out.push_back({shape_role, m, n, k});
     return out;
   }
   for (const auto& g : api::suite_gemms(suite))

@@ -68,20 +68,11 @@ int run_tune(Args& args) {
   std::vector<Plan> plans;
   std::vector<jit::KernelSource> sources;
   for (const auto& s : gemm_shapes(suite, shape, role)) {
-    // The problem as the op sees it: the layouts the inputs below will have.
-    heuristics::Fp8GemmProblem p;
-    p.m = s.m;
-    p.n = s.n;
-    p.k = s.k;
-    p.sfa_k_major = mn_major_sfa ? 0 : 1;
-    p.num_sms = get_num_sms();
+    // The problem as the op sees it: the layouts the inputs below will have (GemmInputs hands 1D1D's per-row
+    // sfb in the same layout as sfa).
+    const int k_major = mn_major_sfa ? 0 : 1;
+    heuristics::Fp8GemmProblem p = api::suite_gemm_problem({s.role, s.m, s.n, s.k}, get_num_sms(), k_major, k_major);
     p.tc_util = get_tc_util();
-    if (s.wgrad()) {
-      p.recipe = device::kRecipe1D1D;
-      p.out_dtype = device::kOutFp32;
-      p.accumulate = 1;
-      p.sfb_k_major = mn_major_sfa ? 0 : 1;  // GemmInputs hands 1D1D's per-row sfb in the same layout as sfa
-    }
     Plan plan{s, p, heuristics::rank_fp8_gemm_configs(p, top)};
     for (const auto& c : plan.candidates) {
       sources.push_back(api::render_sm90_fp8_gemm(c.config));
