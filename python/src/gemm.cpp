@@ -7,12 +7,14 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "api/gemm_internal.hpp"
+#include "api/gemm_sources.hpp"
 #include "bindings.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
@@ -83,18 +85,11 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
   const TensorView* pc = tc.rank < 0 ? nullptr : &tc;
   device::Sm90Fp8GemmConfig config =
       heuristics::choose_fp8_gemm_config(api::fp8_gemm_problem(ta, tsfa, tb, tsfb, td, pc, options)).config;
-  const std::map<std::string, int device::Sm90Fp8GemmConfig::*> fields = {
-      {"block_m", &device::Sm90Fp8GemmConfig::block_m},     {"block_n", &device::Sm90Fp8GemmConfig::block_n},
-      {"num_stages", &device::Sm90Fp8GemmConfig::num_stages}, {"cluster_m", &device::Sm90Fp8GemmConfig::cluster_m},
-      {"cluster_n", &device::Sm90Fp8GemmConfig::cluster_n}, {"num_sms", &device::Sm90Fp8GemmConfig::num_sms},
-      {"raster_band", &device::Sm90Fp8GemmConfig::raster_band},
-      {"promote_overlap", &device::Sm90Fp8GemmConfig::promote_overlap},
-      {"wg_order", &device::Sm90Fp8GemmConfig::wg_order},   {"d_passes", &device::Sm90Fp8GemmConfig::d_passes},
-      {"d_in_stage", &device::Sm90Fp8GemmConfig::d_in_stage}, {"k_splits", &device::Sm90Fp8GemmConfig::k_splits}};
+  const auto& fields = api::sm90_fp8_gemm_config_fields();
   for (const auto& [name, value] : overrides) {
-    auto it = fields.find(name);
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.tunable && name == f.name; });
     if (it == fields.end()) throw Error(ErrorKind::kInvalidArgument, "_fp8_gemm_nt_with_config: unknown config field '" + name + "'");
-    config.*(it->second) = value;
+    config.*(it->member) = value;
   }
   if (!overrides.contains("num_stages")) config.num_stages = heuristics::max_stages(config);
   launch(ctx, stream, [&](cudaStream_t s) { api::fp8_gemm_nt_with_config(ta, tsfa, tb, tsfb, td, pc, options, config, s); });

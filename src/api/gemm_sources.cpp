@@ -4,30 +4,28 @@
 
 namespace hopgemm::api {
 
+const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields() {
+  using C = device::Sm90Fp8GemmConfig;
+  static const std::vector<Sm90Fp8GemmConfigField> fields = {
+      {"block_m", &C::block_m, true},         {"block_n", &C::block_n, true},
+      {"num_stages", &C::num_stages, true},   {"cluster_m", &C::cluster_m, true},
+      {"cluster_n", &C::cluster_n, true},     {"recipe", &C::recipe, false},
+      {"out_dtype", &C::out_dtype, false},    {"accumulate", &C::accumulate, false},
+      {"sfa_k_major", &C::sfa_k_major, false}, {"sfb_k_major", &C::sfb_k_major, false},
+      {"num_sms", &C::num_sms, true},         {"raster_band", &C::raster_band, true},
+      {"promote_overlap", &C::promote_overlap, true}, {"wg_order", &C::wg_order, true},
+      {"d_passes", &C::d_passes, true},       {"d_in_stage", &C::d_in_stage, true},
+      {"shape_n", &C::shape_n, false},        {"shape_k", &C::shape_k, false},
+      {"k_splits", &C::k_splits, true},
+  };
+  return fields;
+}
+
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
-  const std::string config = jit::ConfigWriter("hopgemm::device::Sm90Fp8GemmConfig")
-                                 .field("block_m", c.block_m)
-                                 .field("block_n", c.block_n)
-                                 .field("num_stages", c.num_stages)
-                                 .field("cluster_m", c.cluster_m)
-                                 .field("cluster_n", c.cluster_n)
-                                 .field("recipe", c.recipe)
-                                 .field("out_dtype", c.out_dtype)
-                                 .field("accumulate", c.accumulate)
-                                 .field("sfa_k_major", c.sfa_k_major)
-                                 .field("sfb_k_major", c.sfb_k_major)
-                                 .field("num_sms", c.num_sms)
-                                 .field("raster_band", c.raster_band)
-                                 .field("promote_overlap", c.promote_overlap)
-                                 .field("wg_order", c.wg_order)
-                                 .field("d_passes", c.d_passes)
-                                 .field("d_in_stage", c.d_in_stage)
-                                 .field("shape_n", c.shape_n)
-                                 .field("shape_k", c.shape_k)
-                                 .field("k_splits", c.k_splits)
-                                 .str();
+  jit::ConfigWriter config("hopgemm::device::Sm90Fp8GemmConfig");
+  for (const auto& f : sm90_fp8_gemm_config_fields()) config.field(f.name, c.*(f.member));
   return jit::render_kernel("sm90_fp8_gemm", "hopgemm/device/kernels/sm90_fp8_gemm.cuh",
-                            "hopgemm::device::sm90_fp8_gemm_kernel", config);
+                            "hopgemm::device::sm90_fp8_gemm_kernel", config.str());
 }
 
 jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig& c) {

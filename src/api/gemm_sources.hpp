@@ -11,6 +11,16 @@
 
 namespace hopgemm::api {
 
+// Every field of Sm90Fp8GemmConfig in declaration order (the order designated initializers need): the kernel
+// source is rendered from it, and the test/tuning hook sets the tunable ones by these names (the others follow
+// from the problem: recipe, dtypes, scale layouts, compile-time dims).
+struct Sm90Fp8GemmConfigField {
+  const char* name;
+  int device::Sm90Fp8GemmConfig::*member;
+  bool tunable;
+};
+const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields();
+
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& config);
 jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig& config);
 // The problem fp8_gemm_nt sees for a suite GEMM whose A scales (and, for weight gradients, B scales: 1D1D, FP32

@@ -74,15 +74,23 @@ device::TmaDescriptor encode(DType dtype, const void* base, int rank, const cuui
 
 }  // namespace
 
-device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
-  // The descriptor is a pure function of these words. Calls in a serving or training loop reuse the same
-  // buffers, so a small per-thread direct-mapped cache skips cuTensorMapEncodeTiled (the largest part of
-  // an op's host cost) without locks.
-  const std::array<uint64_t, 7> key = {uint64_t(map.dtype), reinterpret_cast<uint64_t>(map.base), map.inner_dim,
-                                       map.outer_dim, map.outer_stride_bytes,
-                                       uint64_t(map.box_inner) << 32 | map.box_outer, uint64_t(map.swizzle)};
+namespace {
+
+// encode() behind a per-thread cache. The descriptor is a pure function of its arguments. Calls in a serving or
+// training loop reuse the same buffers, so a small direct-mapped cache skips cuTensorMapEncodeTiled (the largest
+// part of an op's host cost) without locks, for every rank (split-K's 3-D workspace map included).
+device::TmaDescriptor cached_encode(DType dtype, const void* base, int rank, const cuuint64_t* dims,
+                                    const cuuint64_t* strides, const cuuint32_t* box, Swizzle swizzle,
+                                    const char* what) {
+  using Key = std::array<uint64_t, 12>;  // dtype, base, rank, swizzle, 3 dims, 2 strides, 3 box extents
+  Key key{uint64_t(dtype), reinterpret_cast<uint64_t>(base), uint64_t(rank), uint64_t(swizzle)};
+  for (int i = 0; i < rank; ++i) {
+    key[4 + i] = dims[i];
+    key[9 + i] = box[i];
+    if (i + 1 < rank) key[7 + i] = strides[i];
+  }
   struct Entry {
-    std::array<uint64_t, 7> key;
+    Key key;
     device::TmaDescriptor descriptor;
     bool valid = false;
   };
@@ -92,20 +100,26 @@ device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
   for (uint64_t word : key) h = (h ^ word) * 0xbf58476d1ce4e5b9ull;
   Entry& entry = cache[(h >> 32) % kEntries];
   if (entry.valid && entry.key == key) return entry.descriptor;
-  const cuuint64_t dims[2] = {map.inner_dim, map.outer_dim};
-  const cuuint64_t strides[1] = {map.outer_stride_bytes};
-  const cuuint32_t box[2] = {map.box_inner, map.box_outer};
-  entry.descriptor = encode(map.dtype, map.base, 2, dims, strides, box, map.swizzle, what);
+  entry.descriptor = encode(dtype, base, rank, dims, strides, box, swizzle, what);
   entry.key = key;
   entry.valid = true;
   return entry.descriptor;
+}
+
+}  // namespace
+
+device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
+  const cuuint64_t dims[2] = {map.inner_dim, map.outer_dim};
+  const cuuint64_t strides[1] = {map.outer_stride_bytes};
+  const cuuint32_t box[2] = {map.box_inner, map.box_outer};
+  return cached_encode(map.dtype, map.base, 2, dims, strides, box, map.swizzle, what);
 }
 
 device::TmaDescriptor encode_3d(const TensorMap3d& map, const char* what) {
   const cuuint64_t dims[3] = {map.dims[0], map.dims[1], map.dims[2]};
   const cuuint64_t strides[2] = {map.strides_bytes[0], map.strides_bytes[1]};
   const cuuint32_t box[3] = {map.box[0], map.box[1], map.box[2]};
-  return encode(map.dtype, map.base, 3, dims, strides, box, map.swizzle, what);
+  return cached_encode(map.dtype, map.base, 3, dims, strides, box, map.swizzle, what);
 }
 
 }  // namespace hopgemm::tma

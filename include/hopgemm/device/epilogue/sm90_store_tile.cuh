@@ -6,18 +6,12 @@
 
 #include "hopgemm/device/common.cuh"
 #include "hopgemm/device/ptx/barrier.cuh"
+#include "hopgemm/device/ptx/convert.cuh"
 #include "hopgemm/device/ptx/fence.cuh"
 #include "hopgemm/device/ptx/stmatrix.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
 
 namespace hopgemm::device::epilogue {
-
-// cvt.rn.bf16x2.f32: lo goes to the low half (lower address), hi to the high half.
-HOPGEMM_DEVICE u32 pack_bf16x2(float lo, float hi) {
-  u32 r;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
 
 // Byte offset of (row, byte column) in the staged D tile. The tile is cut into column atoms of
 // kSwizzle bytes (one TMA box each), atom-major; inside an atom rows are kSwizzle bytes apart and the
@@ -79,17 +73,17 @@ HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem
         for (int gl = 0; gl + 1 < kGroupsPerPass; gl += 2) {
           const int g = p * kGroupsPerPass + gl;
           const u32 off = d_tile_offset<kBlockM, kSwizzle>(row0 + (mat & 1) * 8 + mat_row, (gl + (mat >> 1)) * 16);
-          ptx::stmatrix_x4(smem_d + off, pack_bf16x2(fin[w][g * 4 + 0], fin[w][g * 4 + 1]),
-                           pack_bf16x2(fin[w][g * 4 + 2], fin[w][g * 4 + 3]),
-                           pack_bf16x2(fin[w][g * 4 + 4], fin[w][g * 4 + 5]),
-                           pack_bf16x2(fin[w][g * 4 + 6], fin[w][g * 4 + 7]));
+          ptx::stmatrix_x4(smem_d + off, ptx::cvt_bf16x2(fin[w][g * 4 + 0], fin[w][g * 4 + 1]),
+                           ptx::cvt_bf16x2(fin[w][g * 4 + 2], fin[w][g * 4 + 3]),
+                           ptx::cvt_bf16x2(fin[w][g * 4 + 4], fin[w][g * 4 + 5]),
+                           ptx::cvt_bf16x2(fin[w][g * 4 + 6], fin[w][g * 4 + 7]));
         }
         if constexpr (kGroupsPerPass % 2 == 1) {
           constexpr int gl = kGroupsPerPass - 1;
           const int g = p * kGroupsPerPass + gl;
           const u32 off = d_tile_offset<kBlockM, kSwizzle>(row0 + (mat & 1) * 8 + mat_row, gl * 16);
-          ptx::stmatrix_x2(smem_d + off, pack_bf16x2(fin[w][g * 4 + 0], fin[w][g * 4 + 1]),
-                           pack_bf16x2(fin[w][g * 4 + 2], fin[w][g * 4 + 3]));
+          ptx::stmatrix_x2(smem_d + off, ptx::cvt_bf16x2(fin[w][g * 4 + 0], fin[w][g * 4 + 1]),
+                           ptx::cvt_bf16x2(fin[w][g * 4 + 2], fin[w][g * 4 + 3]));
         }
       }
     }

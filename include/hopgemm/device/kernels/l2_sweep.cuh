@@ -3,6 +3,7 @@
 
 #include "hopgemm/device/common.cuh"
 #include "hopgemm/device/kernels/l2_sweep_types.cuh"
+#include "hopgemm/device/ptx/ld_global.cuh"
 
 namespace hopgemm::device {
 
@@ -13,9 +14,9 @@ __global__ void __launch_bounds__(kL2SweepThreads) l2_sweep_kernel(const __grid_
   u32 x = 0;
   for (i64 i = i64(blockIdx.x) * kL2SweepThreads + threadIdx.x; i < params.num_vec16;
        i += i64(gridDim.x) * kL2SweepThreads) {
-    uint4 v;
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p + i));
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
+    u32 v[4];
+    ptx::ld_global_v4_u32(p + i, v);
+    x ^= v[0] ^ v[1] ^ v[2] ^ v[3];
   }
   if (x == 0x9e3779b9u) *params.sink = x;
 }

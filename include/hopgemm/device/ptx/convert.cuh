@@ -1,5 +1,5 @@
 #pragma once
-// Conversions and exactly-rounded FP32 arithmetic for the quantisation kernels.
+// Conversions and exactly-rounded FP32 arithmetic (quantisation kernels, epilogues).
 // Every wrapper names its rounding explicitly and never uses .ftz, so the results do not depend on the
 // compiler's -ftz / -prec-div / --fmad flags: they are bit-identical to PyTorch's (non-fast-math) kernels.
 
@@ -32,6 +32,14 @@ HOPGEMM_DEVICE u16 cvt_e4m3x2(float lo, float hi) {
 // Four FP32 -> four e4m3 bytes, element i in byte i (little-endian memory order).
 HOPGEMM_DEVICE u32 cvt_e4m3x4(float v0, float v1, float v2, float v3) {
   return static_cast<u32>(cvt_e4m3x2(v0, v1)) | (static_cast<u32>(cvt_e4m3x2(v2, v3)) << 16);
+}
+
+// cvt.rn.bf16x2.f32 d, hi, lo;  (sm_80+) two FP32 -> two BF16, round to nearest even; lo in bits 0..15 (the lower
+// address), hi in 16..31.
+HOPGEMM_DEVICE u32 cvt_bf16x2(float lo, float hi) {
+  u32 d;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
 }
 
 // BF16 -> FP32 is exact: the BF16 bits are the FP32's upper half (NaN payloads and signs kept).
