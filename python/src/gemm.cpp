@@ -90,7 +90,8 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
       {"raster_band", &device::Sm90Fp8GemmConfig::raster_band},
       {"promote_overlap", &device::Sm90Fp8GemmConfig::promote_overlap},
       {"wg_order", &device::Sm90Fp8GemmConfig::wg_order},   {"d_passes", &device::Sm90Fp8GemmConfig::d_passes},
-      {"d_in_stage", &device::Sm90Fp8GemmConfig::d_in_stage}, {"k_splits", &device::Sm90Fp8GemmConfig::k_splits}};
+      {"d_in_stage", &device::Sm90Fp8GemmConfig::d_in_stage}, {"k_splits", &device::Sm90Fp8GemmConfig::k_splits},
+      {"splitk_fused", &device::Sm90Fp8GemmConfig::splitk_fused}};
   for (const auto& [name, value] : overrides) {
     auto it = fields.find(name);
     if (it == fields.end()) throw Error(ErrorKind::kInvalidArgument, "_fp8_gemm_nt_with_config: unknown config field '" + name + "'");

@@ -25,6 +25,7 @@ jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
                                  .field("shape_n", c.shape_n)
                                  .field("shape_k", c.shape_k)
                                  .field("k_splits", c.k_splits)
+                                 .field("splitk_fused", c.splitk_fused)
                                  .str();
   return jit::render_kernel("sm90_fp8_gemm", "hopgemm/device/kernels/sm90_fp8_gemm.cuh",
                             "hopgemm::device::sm90_fp8_gemm_kernel", config);
@@ -67,7 +68,7 @@ std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& 
         const auto choice = heuristics::choose_fp8_gemm_config(suite_gemm_problem(g, num_sms, sfa_k_major, sfb_k_major));
         if (choice.num_tiles == 0) continue;
         sources.push_back(render_sm90_fp8_gemm(choice.config));
-        if (choice.config.k_splits > 1) {
+        if (choice.config.k_splits > 1 && choice.config.splitk_fused == 0) {
           sources.push_back(render_sm90_splitk_reduce({choice.config.out_dtype, choice.config.accumulate}));
         }
       }
