@@ -162,7 +162,7 @@ jit::KernelCache<Sm90SplitkReduceConfig>& reduce_kernel_cache() {
 
 Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& r, const TensorView& a,
                               const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
-                              void* workspace, const char* op) {
+                              void* workspace, void* tile_counters, const char* op) {
   const auto& p = r.problem;
   const int64_t sf_k = ceil_div64(p.k, 128);
   Sm90Fp8GemmParams params{};
@@ -175,7 +175,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   const int swizzle_d = device::d_swizzle_bytes(cfg);
   const int out_bytes = device::out_elem_bytes(cfg);
   const uint32_t box_d_inner = uint32_t(swizzle_d / out_bytes), box_d_rows = uint32_t(cfg.block_m / device::num_math_wgs(cfg));
-  if (cfg.k_splits > 1) {  // FP32 partials: workspace [k_splits, M, N]
+  if (cfg.k_splits > 1 && cfg.splitk_fused == 0) {  // FP32 partials by TMA: workspace [k_splits, M, N]
     params.tma_d = tma::encode_3d({DType::kFloat32, workspace,
                                    {uint64_t(p.n), uint64_t(p.m), uint64_t(cfg.k_splits)},
                                    {uint64_t(p.n) * 4, uint64_t(p.n) * uint64_t(p.m) * 4},
@@ -205,6 +205,10 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   params.sfa_ld = static_cast<int>(r.sfa_ld);
   params.sfb_ld = static_cast<int>(r.sfb_ld);
   params.sfb_kstride = static_cast<int>(r.sfb_kstride);
+  if (cfg.splitk_fused == 1) {  // partials in the threads' fragment order, one counter per tile
+    params.partials = static_cast<float*>(workspace);
+    params.tile_counters = static_cast<uint32_t*>(tile_counters);
+  }
   return params;
 }
 
@@ -229,11 +233,17 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
   // first launch, so a refused call enqueues nothing.
   const jit::LoadedKernel* reduce = nullptr;
   void* workspace = nullptr;
-  if (cfg.k_splits > 1) {
+  void* tile_counters = nullptr;
+  if (cfg.k_splits > 1 && cfg.splitk_fused == 1) {
+    // Whole tiles of partials, and one counter per tile (zero between calls: the kernel resets its own).
+    const size_t tiles = size_t(ceil_div64(p.m, cfg.block_m)) * size_t(ceil_div64(p.n, cfg.block_n));
+    workspace = runtime::workspace(tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4, stream, op);
+    tile_counters = runtime::zeroed_workspace(tiles * 4, stream, op);
+  } else if (cfg.k_splits > 1) {
     reduce = &reduce_kernel_cache().get(Sm90SplitkReduceConfig{cfg.out_dtype, cfg.accumulate}, op, stream);
     workspace = runtime::workspace(size_t(cfg.k_splits) * size_t(p.m) * size_t(p.n) * 4, stream, op);
   }
-  const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, workspace, op);
+  const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, workspace, tile_counters, op);
   jit::LaunchGeometry geometry;
   geometry.grid_x = cfg.num_sms;
   geometry.block_x = device::num_threads(cfg);

@@ -16,7 +16,7 @@ const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields() {
       {"promote_overlap", &C::promote_overlap, true}, {"wg_order", &C::wg_order, true},
       {"d_passes", &C::d_passes, true},       {"d_in_stage", &C::d_in_stage, true},
       {"shape_n", &C::shape_n, false},        {"shape_k", &C::shape_k, false},
-      {"k_splits", &C::k_splits, true},
+      {"k_splits", &C::k_splits, true},      {"splitk_fused", &C::splitk_fused, true},
   };
   return fields;
 }
@@ -65,7 +65,7 @@ std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& 
         const auto choice = heuristics::choose_fp8_gemm_config(suite_gemm_problem(g, num_sms, sfa_k_major, sfb_k_major));
         if (choice.num_tiles == 0) continue;
         sources.push_back(render_sm90_fp8_gemm(choice.config));
-        if (choice.config.k_splits > 1) {
+        if (choice.config.k_splits > 1 && choice.config.splitk_fused == 0) {
           sources.push_back(render_sm90_splitk_reduce({choice.config.out_dtype, choice.config.accumulate}));
         }
       }

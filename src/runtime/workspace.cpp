@@ -39,12 +39,9 @@ bool capturing(cudaStream_t stream) {
   return status != cudaStreamCaptureStatusNone;
 }
 
-}  // namespace
-
-void* workspace(size_t bytes, cudaStream_t stream, const char* op) {
+void* grow(Pool& p, size_t bytes, cudaStream_t stream, const char* op, bool zeroed) {
   int device = 0;
   HOPGEMM_CUDA_CHECK(cudaGetDevice(&device));
-  Pool& p = pool();
   std::lock_guard<std::mutex> lock(p.mutex);
   Buffer& buffer = p.buffers[device];
   if (buffer.bytes >= bytes) return buffer.data;
@@ -57,9 +54,22 @@ void* workspace(size_t bytes, cudaStream_t stream, const char* op) {
   const size_t rounded = (bytes + (size_t{2} << 20) - 1) / (size_t{2} << 20) * (size_t{2} << 20);
   void* data = nullptr;
   HOPGEMM_CUDA_CHECK(cudaMalloc(&data, rounded));
+  if (zeroed) {  // zero before any stream may use it (allocation is rare: the wait does not matter)
+    HOPGEMM_CUDA_CHECK(cudaMemsetAsync(data, 0, rounded, stream));
+    HOPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   if (buffer.data != nullptr) p.retired.push_back(buffer.data);
   buffer = {data, rounded};
   return data;
+}
+
+}  // namespace
+
+void* workspace(size_t bytes, cudaStream_t stream, const char* op) { return grow(pool(), bytes, stream, op, false); }
+
+void* zeroed_workspace(size_t bytes, cudaStream_t stream, const char* op) {
+  static Pool* zeroed_pool = new Pool;  // outlives every static destructor, like pool()
+  return grow(*zeroed_pool, bytes, stream, op, true);
 }
 
 }  // namespace hopgemm::runtime

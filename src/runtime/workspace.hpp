@@ -15,4 +15,9 @@ namespace hopgemm::runtime {
 // another thread is preparing may still use it). Thread-safe.
 void* workspace(size_t bytes, cudaStream_t stream, const char* op);
 
+// Like workspace(), from a second pool whose memory is zero when handed out for the first time (cleared on
+// `stream` when allocated): for counters that the kernels using them return to zero before they finish
+// (fused split-K's per-tile counters).
+void* zeroed_workspace(size_t bytes, cudaStream_t stream, const char* op);
+
 }  // namespace hopgemm::runtime

@@ -9,6 +9,7 @@
 
 #include "api/gemm_sources.hpp"
 #include "api/suites.hpp"
+#include "heuristics/sm90_fp8_gemm.hpp"
 #include "compile/compiled_kernel_checks.hpp"
 #include "jit/compiler.hpp"
 
@@ -111,6 +112,37 @@ TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
     c.wg_order = v.wg_order;
     c.d_in_stage = v.d_in_stage;
     c.d_passes = v.d_passes;
+    ASSERT_TRUE(device::is_valid(c)) << v.block_m << "x" << v.block_n;
+    const auto s = api::render_sm90_fp8_gemm(c);
+    SCOPED_TRACE(s.code);
+    expect_clean(compiler->compile(s, ""), s);
+  }
+}
+
+TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
+  // split-K with the reduction in the kernel: small-M tiles of both recipes, a two-warpgroup 1D2D tile, and a
+  // width whose float4 chunks do not split into groups of 8 (64x80: 10 chunks per thread).
+  struct Variant {
+    int recipe, block_m, block_n, k_splits, promote_overlap;
+  };
+  const Variant variants[] = {
+      {device::kRecipe1D2D, 64, 64, 4, 1},
+      {device::kRecipe1D2D, 64, 80, 8, 1},
+      {device::kRecipe1D2D, 128, 64, 3, 0},
+      {device::kRecipe1D1D, 64, 128, 2, 1},
+  };
+  const auto compiler = jit::make_nvrtc_compiler();
+  for (const auto& v : variants) {
+    device::Sm90Fp8GemmConfig c;
+    c.recipe = v.recipe;
+    c.out_dtype = v.recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
+    c.accumulate = v.recipe == device::kRecipe1D1D;
+    c.block_m = v.block_m;
+    c.block_n = v.block_n;
+    c.k_splits = v.k_splits;
+    c.splitk_fused = 1;
+    c.promote_overlap = v.promote_overlap;
+    c.num_stages = heuristics::max_stages(c);
     ASSERT_TRUE(device::is_valid(c)) << v.block_m << "x" << v.block_n;
     const auto s = api::render_sm90_fp8_gemm(c);
     SCOPED_TRACE(s.code);

@@ -25,12 +25,15 @@ def gemm_case(m, n, k, recipe_1d1d):
 
 
 # The consumer pipelines the heuristics may pick, forced through the config hook: the two waves of a 256-row
-# tile pipelined (1D1D), strict warpgroup turns (1D2D 128x128), D staged in the last pipeline stage, split-K.
+# tile pipelined (1D1D), strict warpgroup turns (1D2D 128x128), D staged in the last pipeline stage, split-K
+# with a reduce kernel and fused.
 FORCED = [
     (True, dict(block_m=256, block_n=80, promote_overlap=1, cluster_m=1, cluster_n=2)),
     (False, dict(block_m=128, block_n=128, wg_order=1, promote_overlap=0, cluster_m=1, cluster_n=1)),
     (False, dict(block_m=256, block_n=128, d_in_stage=1, d_passes=2, num_stages=4, cluster_m=1, cluster_n=2)),
     (False, dict(block_m=64, block_n=64, k_splits=3, cluster_m=1, cluster_n=1)),
+    (False, dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1)),
+    (True, dict(block_m=128, block_n=64, k_splits=2, splitk_fused=1)),
 ]
 
 

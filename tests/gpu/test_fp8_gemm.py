@@ -262,24 +262,28 @@ def gemm_with(a, b, d, c=None, recipe=None, **overrides):
     hopgemm._C._fp8_gemm_nt_with_config(a, b, d, c=c, recipe=recipe, overrides=overrides)
 
 
+# splitk_fused: the reduction inside the GEMM kernel (the split that finishes last sums the tile), else a
+# separate reduce kernel.
+@pytest.mark.parametrize("splitk_fused", [0, 1])
 @pytest.mark.parametrize("k_splits", [2, 3, 4, 5, 6, 7, 8])
 @pytest.mark.parametrize("m,n,k", [(1, 2112, 7296), (65, 576, 4096), (129, 1040, 7168)])
-def test_split_k_1d2d(m, n, k, k_splits):
+def test_split_k_1d2d(m, n, k, k_splits, splitk_fused):
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=m + n + k + k_splits)
     d = poisoned(m, n, torch.bfloat16)
     gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64 if m <= 64 else 128, block_n=64,
-              cluster_m=1, cluster_n=1)
+              cluster_m=1, cluster_n=1, splitk_fused=splitk_fused)
     assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
+@pytest.mark.parametrize("splitk_fused", [0, 1])
 @pytest.mark.parametrize("k_splits", [2, 3, 8])
 @pytest.mark.parametrize("c_mode", ["none", "aliased", "distinct"])
 @pytest.mark.parametrize("m,n,k", [(1, 576, 4096), (129, 2112, 7296)])
-def test_split_k_1d1d_fp32_accumulate(m, n, k, c_mode, k_splits):
+def test_split_k_1d1d_fp32_accumulate(m, n, k, c_mode, k_splits, splitk_fused):
     a8, sfa, b8, sfb = make_inputs(m, n, k, True, seed=m + n + k)
     c = torch.randn(m, n, device="cuda", dtype=torch.float32) * 32
-    tile = dict(k_splits=k_splits, block_m=128, block_n=64, cluster_m=1, cluster_n=1)
+    tile = dict(k_splits=k_splits, block_m=128, block_n=64, cluster_m=1, cluster_n=1, splitk_fused=splitk_fused)
     if c_mode == "aliased":
         d = c.clone()
         gemm_with((a8, sfa), (b8, sfb), d, c=d, recipe=(1, 1, 128), **tile)
@@ -305,25 +309,30 @@ def test_split_k_bf16_accumulate_cluster_and_mn_major_sfa():
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False, c)) < TOL_BF16
 
 
-@pytest.mark.parametrize("k_splits", [1, 4])
-def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits):
+@pytest.mark.parametrize("k_splits,splitk_fused", [(1, 0), (4, 0), (4, 1), (7, 1)])
+def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits, splitk_fused):
+    # Fused: whichever split finishes last sums the tile, always in split order; its tile counters must be back
+    # at zero after each call, or the next call's last split would be misjudged.
     m, n, k = 65, 2112, 7168
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=43)
+    fused = dict(splitk_fused=1) if splitk_fused else {}
     outs = []
     for _ in range(3):
         d = poisoned(m, n, torch.bfloat16)
-        gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64, block_n=64)
+        gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64, block_n=64, **fused)
         outs.append(d)
     assert all(torch.equal(outs[0], o) for o in outs[1:])
+    assert calc_diff(outs[0], reference(a8, sfa, b8, sfb, False)) < TOL_BF16
     with pytest.raises(ValueError, match="config"):  # 2 k-blocks cannot be cut into 3 non-empty splits
         gemm_with((a8[:, :256], sfa[:, :2]), (b8[:, :256], sfb[:, :2]), d, k_splits=3, block_m=64, block_n=64)
 
 
-def test_split_k_graph_capture_after_warm_up():
+@pytest.mark.parametrize("splitk_fused", [0, 1])
+def test_split_k_graph_capture_after_warm_up(splitk_fused):
     m, n, k = 64, 2112, 7168
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=47)
     d = poisoned(m, n, torch.bfloat16)
-    tile = dict(k_splits=6, block_m=64, block_n=64)
+    tile = dict(k_splits=6, block_m=64, block_n=64, splitk_fused=splitk_fused)
     gemm_with((a8, sfa), (b8, sfb), d, **tile)  # warm-up: kernels loaded, workspace allocated
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):

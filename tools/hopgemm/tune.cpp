@@ -23,15 +23,21 @@
 namespace hopgemm::cli {
 namespace {
 
-// The same tile with each other valid consumer schedule: promotion overlap toggled, warpgroup turns toggled.
+// The same tile with each other valid consumer schedule: promotion overlap toggled, warpgroup turns toggled,
+// and split-K's reduction fused into the kernel or not.
 std::vector<device::Sm90Fp8GemmConfig> schedule_variants(const device::Sm90Fp8GemmConfig& c) {
   std::vector<device::Sm90Fp8GemmConfig> out;
   for (int overlap : {0, 1}) {
     for (int order : {0, 1}) {
-      device::Sm90Fp8GemmConfig v = c;
-      v.promote_overlap = overlap;
-      v.wg_order = order;
-      if ((overlap != c.promote_overlap || order != c.wg_order) && device::is_valid(v)) out.push_back(v);
+      for (int fused : {0, 1}) {
+        device::Sm90Fp8GemmConfig v = c;
+        v.promote_overlap = overlap;
+        v.wg_order = order;
+        v.splitk_fused = fused;
+        v.num_stages = fused != c.splitk_fused ? heuristics::max_stages(v) : c.num_stages;
+        const bool differs = overlap != c.promote_overlap || order != c.wg_order || fused != c.splitk_fused;
+        if (differs && device::is_valid(v)) out.push_back(v);
+      }
     }
   }
   return out;
@@ -112,8 +118,8 @@ int run_tune(Args& args) {
       std::fprintf(stderr, "  %8.1f us  %s\n", us, heuristics::describe(candidate).c_str());
       if (schedules) {
         for (const auto& v : schedule_variants(candidate.config)) {
-          std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d wg_order=%d\n", time_config(v, "    "),
-                       v.promote_overlap, v.wg_order);
+          std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d wg_order=%d splitk_fused=%d\n",
+                       time_config(v, "    "), v.promote_overlap, v.wg_order, v.splitk_fused);
         }
       }
       if (&candidate == &plan.candidates.front()) model_us = us;

@@ -10,6 +10,7 @@
 // Host contract (descriptors, launch): kernels/sm90_fp8_gemm_types.cuh.
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/epilogue/sm90_splitk_fused.cuh"
 #include "hopgemm/device/epilogue/sm90_store_tile.cuh"
 #include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
 #include "hopgemm/device/mma/sm90_fp8_promote.cuh"
@@ -44,6 +45,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   constexpr bool k1D1D = kConfig.recipe == kRecipe1D1D;
   constexpr bool kSfaTma = kConfig.sfa_k_major == 0;
   constexpr int kSplits = kConfig.k_splits;
+  // Split-K partials: to the [k_splits, M, N] workspace by TMA (a reduce kernel follows), or fused: the last
+  // split of each tile sums them and stores D (epilogue/sm90_splitk_fused.cuh).
+  constexpr bool kFusedSplitK = kSplits > 1 && kConfig.splitk_fused == 1;
+  constexpr bool kPartialStore = kSplits > 1 && !kFusedSplitK;
   constexpr bool kSfbTma = k1D1D && kConfig.sfb_k_major == 0;
   constexpr bool kUsesCpAsync = !kSfbTma;  // 1D2D's sfb always comes by cp.async
   // Row-major sfa: the last kSfaWarps producer warps each hold 4 consecutive k-blocks of kSfaPasses x 16 rows
@@ -442,15 +447,23 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       }
 
       // ---- epilogue ------------------------------------------------------------------------------
-      const bool phantom = sched.is_phantom(m_block, n_block);
+      // No D store for a phantom tile (past the matrix edge), nor for a fused split that did not finish last.
+      bool skip_store = sched.is_phantom(m_block, n_block);
+      if constexpr (kFusedSplitK) {
+        // Only the tile's last split to finish stores D (barrier 5: the math threads; 1-4 are taken).
+        constexpr u32 kSplitKBarrier = 5;
+        skip_store = !epilogue::splitk_fused_reduce<kWaves, kBlockN / 2, kSplits, kMathWgs * 128>(
+            fin, params.partials, params.tile_counters, m_block * sched.num_n_blocks + n_block, sched.k_split,
+            kSplitKBarrier);
+      }
       const u32 d_buf = kDInStage ? smem_a + last_stage * kSmem.a_stage : smem_d;
-      if (!phantom)
-        epilogue::store_tile<kBlockM, kBlockN, kWgRows, stores_fp32(kConfig), kConfig.accumulate == 1 && kSplits == 1,
-                             d_swizzle_bytes(kConfig), kConfig.d_passes, (kSplits > 1)>(
+      if (!skip_store)
+        epilogue::store_tile<kBlockM, kBlockN, kWgRows, stores_fp32(kConfig), kConfig.accumulate == 1 && !kPartialStore,
+                             d_swizzle_bytes(kConfig), kConfig.d_passes, kPartialStore>(
             fin, d_buf, &params.tma_d, wg, m_block * kBlockM, n_block * kBlockN, sched.k_split);
       if constexpr (kDInStage) {
         // This warpgroup's stores must have read the stage before the producers may refill it.
-        if (!phantom) {
+        if (!skip_store) {
           if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group_read<0>();
           ptx::bar_sync(1 + wg, 128);
         }

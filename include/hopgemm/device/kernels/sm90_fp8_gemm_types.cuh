@@ -75,6 +75,10 @@ struct Sm90Fp8GemmConfig {
   int k_splits = 1;      // > 1: split-K; work unit (tile, split) runs k-blocks [split * kps, (split + 1) * kps)
                          //    (kps = ceil(k_blocks / k_splits)) and stores its FP32 partial through tma_d
                          //    into a [k_splits, M, N] workspace; sm90_splitk_reduce.cuh sums them into D
+  int splitk_fused = 0;  // 1 (k_splits > 1, no cluster): each split writes its partial in the threads' fragment
+                         //    order to a workspace and counts itself on the tile's counter; the split that
+                         //    finishes last adds the others' partials (in split order) and stores D itself:
+                         //    no reduce kernel, no second launch
 };
 
 struct Sm90Fp8GemmParams {
@@ -89,13 +93,17 @@ struct Sm90Fp8GemmParams {
   i32 sfa_ld;        // row stride (elements) of row-major sfa
   i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
+  float* partials;   // splitk_fused: [units][fragment float4 chunk][math thread] FP32 partials
+  u32* tile_counters;  // splitk_fused: one per tile, zero between calls (the last split resets its tile's)
 };
 
 HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) { return c.block_m == 64 ? 1 : 2; }
 HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
 HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
 // The tile the epilogue stores: FP32 partials under split-K, else D's dtype.
-HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32 || c.k_splits > 1; }
+HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) {
+  return c.out_dtype == kOutFp32 || (c.k_splits > 1 && c.splitk_fused == 0);
+}
 HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return stores_fp32(c) ? 4 : 2; }
 
 // Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
@@ -166,12 +174,17 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                                                   c.k_splits == 1 && d_swizzle_bytes(c) == 128 &&
                                                   c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
   const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) == 2 && c.promote_overlap == 0);
+  // Fused split-K counts the splits of a tile per CTA (no cluster: split-K never pairs CTAs) and writes each
+  // thread's fragment as float4 chunks.
+  const bool fused_ok = c.splitk_fused == 0 ||
+                        (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0);
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
   const bool producer_regs_ok = !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
-  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && producer_regs_ok && cluster_ok && flags_ok &&
+  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok &&
+         cluster_ok && flags_ok &&
          shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
 }

@@ -16,4 +16,16 @@ HOPGEMM_DEVICE void bar_arrive(u32 id, u32 count) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
+// bar.red.or.pred p, id, count, q;  (sm_70) bar.sync that also returns, in every participating thread, whether
+// any of them passed `value` true.
+HOPGEMM_DEVICE bool bar_sync_or(u32 id, u32 count, bool value) {
+  u32 result;
+  asm volatile(
+      "{\n.reg .pred in, out;\nsetp.ne.u32 in, %3, 0;\nbar.red.or.pred out, %1, %2, in;\nselp.u32 %0, 1, 0, out;\n}\n"
+      : "=r"(result)
+      : "r"(id), "r"(count), "r"(static_cast<u32>(value))
+      : "memory");
+  return result != 0;
+}
+
 }  // namespace hopgemm::device::ptx
