@@ -30,6 +30,10 @@ constexpr int kMaxWavesForSplitK = 2;
 // Fixed cost of the reduction: its launch plus the GEMM's drain before it (measured on the H100: split-K
 // picks ran 4.7-9.3 us over a model that charged one 2.5 us launch; docs/notes/fp8_gemm_splitk.md).
 constexpr double kSplitKFixedUs = 5.0;
+// The same with the reduction fused into the GEMM (splitk_fused: the tile's last split sums the partials):
+// no second launch. Measured on the H100 at the decode shapes: 0.6-1.5 us below the separate reduction
+// (bench/results/h100-2026-11-22-try-splitk-fused.txt).
+constexpr double kSplitKFusedFixedUs = 4.0;
 
 // Fraction of peak a warpgroup sustains for a 64 x block_n x 32 WGMMA: the tensor core needs
 // block_n / 2 cycles, shared memory feeds 64*32 + block_n*32 bytes at 128 B/cycle.
@@ -76,8 +80,10 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   const double b_bytes = double(c.block_n) * unit_k_blocks * 128.0 / (c.cluster_m == 2 ? 2 : 1);
   const double l2_us = units * (a_bytes + b_bytes) / (kL2GBps * 1e3);
 
-  // Split-K: the reduction kernel reads the partials and writes D (reading it too when accumulating).
-  const double reduce_us = c.k_splits > 1 ? kSplitKFixedUs + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
+  // Split-K: the reduction (the reduce kernel, or the last split when fused) reads the partials and writes D
+  // (reading it too when accumulating).
+  const double reduce_fixed_us = c.splitk_fused ? kSplitKFusedFixedUs : kSplitKFixedUs;
+  const double reduce_us = c.k_splits > 1 ? reduce_fixed_us + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
 
   return kLaunchUs + std::max({compute_us, dram_us, l2_us}) + reduce_us;
 }
@@ -152,7 +158,11 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         for (int k_splits : kSplitKChoices) {
           Sm90Fp8GemmConfig split = c;
           split.k_splits = k_splits;
-          split.num_stages = max_stages(split);  // the staged tile is FP32 now
+          // The reduction fused into the GEMM where the tile allows it (no second launch); the separate
+          // reduce kernel otherwise.
+          split.splitk_fused = 1;
+          if (!device::is_valid(split)) split.splitk_fused = 0;
+          split.num_stages = max_stages(split);  // the staged tile is FP32 when the reduction is separate
           if (split.num_stages < 3 || !device::is_valid(split) || !device::k_splits_fit(p.k, k_splits)) continue;
           // At least two k-blocks per unit: shorter units are all prologue and epilogue.
           if (std::ceil(p.k / 128.0) < 2.0 * k_splits) continue;
