@@ -70,7 +70,7 @@ TEST(Heuristics, SplitKOnlyWhereTilesAreFew) {
   for (int64_t m : {1, 64}) {
     const auto c = heuristics::choose_fp8_gemm_config(problem(m, 2112, 7168));
     EXPECT_GT(c.config.k_splits, 1) << heuristics::describe(c);
-    EXPECT_GE(c.num_tiles * c.config.k_splits, 100) << heuristics::describe(c);
+    EXPECT_GE(c.num_tiles * c.config.k_splits, 99) << heuristics::describe(c);  // >= 3/4 of 132 SMs
   }
   // Many tiles, or too little K to cut: no split.
   EXPECT_EQ(heuristics::choose_fp8_gemm_config(problem(4096, 7168, 16384)).config.k_splits, 1);
@@ -143,7 +143,7 @@ TEST(Heuristics, GoldenChoices) {
       {{128, 7168, 2048, 0, 0, 0, 1}, {128, 64, 8, 1, 1}},  // re-tuned 2026-11-22: 13.2 us
       {{4096, 7168, 16384, 0, 0, 0, 0}, {256, 128, 4, 1, 2}},
       {{4096, 7168, 16384, 0, 0, 0, 1}, {256, 128, 4, 1, 2}},
-      {{4096, 2112, 7168, 0, 0, 0, 0}, {128, 192, 4, 2, 1}},
+      {{4096, 2112, 7168, 0, 0, 0, 0}, {128, 192, 4, 1, 1}},  // top-40 tune 2026-11-22: 106.9 us (c2x1 110.3)
       {{8192, 8192, 8192, 0, 0, 0, 0}, {256, 128, 4, 1, 2}},
       {{4096, 1536, 24576, 0, 0, 0, 0}, {128, 192, 4, 1, 1}},  // tuned: 1.94 waves beat 256x128's 1.45
       {{4096, 7168, 4096, 1, 1, 1, 0}, {256, 80, 3, 1, 2}},
