@@ -239,7 +239,7 @@ def test_consumer_pipelines(name, sfb_mn_major):
     recipe_1d1d = name.startswith("1d1d")
     m, n, k = 777, 1000, 4224  # 4224 = 33 k-blocks: odd count, partial last block for nothing but the tail
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 31 + sfb_mn_major)
-    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1)
+    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0)
     overrides.update(PIPELINES[name])
     sfb_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfb) if sfb_mn_major else sfb
     sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
@@ -305,7 +305,7 @@ def test_split_k_bf16_accumulate_cluster_and_mn_major_sfa():
     c = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
     d = c.clone()
     gemm_with((a8, hopgemm.get_mn_major_tma_aligned_tensor(sfa)), (b8, sfb), d, c=d, k_splits=4, block_m=128,
-              block_n=128, cluster_m=2, cluster_n=1)
+              block_n=128, cluster_m=2, cluster_n=1, splitk_fused=0)
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False, c)) < TOL_BF16
 
 
@@ -315,7 +315,7 @@ def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits, spli
     # at zero after each call, or the next call's last split would be misjudged.
     m, n, k = 65, 2112, 7168
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=43)
-    fused = dict(splitk_fused=1) if splitk_fused else {}
+    fused = dict(splitk_fused=splitk_fused)  # explicit: the heuristics' own pick for this shape is a fused split
     outs = []
     for _ in range(3):
         d = poisoned(m, n, torch.bfloat16)
@@ -324,7 +324,7 @@ def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits, spli
     assert all(torch.equal(outs[0], o) for o in outs[1:])
     assert calc_diff(outs[0], reference(a8, sfa, b8, sfb, False)) < TOL_BF16
     with pytest.raises(ValueError, match="config"):  # 2 k-blocks cannot be cut into 3 non-empty splits
-        gemm_with((a8[:, :256], sfa[:, :2]), (b8[:, :256], sfb[:, :2]), d, k_splits=3, block_m=64, block_n=64)
+        gemm_with((a8[:, :256], sfa[:, :2]), (b8[:, :256], sfb[:, :2]), d, k_splits=3, block_m=64, block_n=64, **fused)
 
 
 @pytest.mark.parametrize("splitk_fused", [0, 1])
@@ -351,7 +351,7 @@ def test_split_k_workspace_growth_inside_capture_is_refused():
     d = poisoned(m, n, torch.bfloat16)
     # Every field the heuristics could set differently for the two M pinned: one kernel for both calls.
     tile = dict(k_splits=8, block_m=128, block_n=128, cluster_m=1, cluster_n=1, promote_overlap=0, wg_order=0,
-                d_passes=1, d_in_stage=0)
+                d_passes=1, d_in_stage=0, splitk_fused=0)
     gemm_with((a8[:64], sfa[:64]), (b8, sfb), d[:64], **tile)  # kernels loaded, workspace still small
     graph = torch.cuda.CUDAGraph()
     with pytest.raises(RuntimeError, match="not warmed up"):
