@@ -130,10 +130,14 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         c.num_stages = max_stages(c);
         // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
         // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two
-        // exposed store waits per tile cost 2%, hence the K threshold).
-        if (block_m == 256 && p.k >= 8192) {
+        // exposed store waits per tile cost 2%, hence the K threshold). 1D2D 128x128 at very long K likewise
+        // gets a 6th stage, without warpgroup turns (dgrad 4096x512x32768: 123.2 -> 120.1 us, turns kept 121.7;
+        // bench/results/h100-2026-11-22-try-d-in-stage-128-rows.txt).
+        const bool long_k_128 = !is_1d1d && block_m == 128 && block_n == 128 && p.k >= 16384;
+        if ((block_m == 256 && p.k >= 8192) || long_k_128) {
           Sm90Fp8GemmConfig staged = c;
           staged.d_in_stage = 1;
+          if (long_k_128) staged.wg_order = 0;
           staged.d_passes = block_n * (p.out_dtype == device::kOutFp32 ? 4 : 2) / 128;
           staged.num_stages = max_stages(staged);
           if (staged.d_passes >= 1 && staged.num_stages > c.num_stages && device::is_valid(staged)) c = staged;
