@@ -22,6 +22,7 @@
 #include "hopgemm/device/ptx/fence.cuh"
 #include "hopgemm/device/ptx/griddepcontrol.cuh"
 #include "hopgemm/device/ptx/ld_global.cuh"
+#include "hopgemm/device/ptx/ld_shared.cuh"
 #include "hopgemm/device/ptx/mbarrier.cuh"
 #include "hopgemm/device/ptx/setmaxnreg.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
@@ -246,7 +247,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     // Descriptors of stage 0 (this warpgroup's first A row, B), built once: a stage or wave is then one add to
     // the 14-bit start-address field (every smem address >> 4 fits it, so the add never carries out).
     const u64 desc_a0 = mma::make_kmajor_sw128_desc(smem_a + wg_uniform * kWgRows * 128);
-    const u64 desc_b0 = mma::make_kmajor_sw128_desc(smem_b);
+    u64 desc_b0 = mma::make_kmajor_sw128_desc(smem_b);
+    // Opaque to the compiler (as the A-scale address below): held in registers instead of being rebuilt from the
+    // CTA's shared-window base after every full-barrier wait, on the path from the wait to the first WGMMA that
+    // both warpgroups walk while the tensor cores idle (docs/notes/fp8_gemm_kernel.md v8: 40 -> 31 instructions
+    // there at 256x128; H100 A/B 4096x7168x16384 700 -> 690 us, 8192^3 820 -> 805).
+    ptx::opaque(desc_b0);
     // One wave's 128-K block: 4 x m64nNk32 into a, one commit group.
     auto issue_mma = [&](float (&a)[kBlockN / 2], u32 s, int w) {
       const u64 desc_a = mma::advance_desc_bytes(desc_a0, s * kSmem.a_stage + w * 64 * 128);
@@ -269,10 +275,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     struct ColScales {
       float2 sb[k1D1D ? kBlockN / 8 : 1];
     };
-    const float* const sfa_thread = sfa + wg * kWgRows + warp_in_wg * 16 + lane / 4;  // stage 0, wave 0
+    u32 sfa_thread = ptx::smem_addr(sfa + wg * kWgRows + warp_in_wg * 16 + lane / 4);  // stage 0, wave 0
+    ptx::opaque(sfa_thread);
     auto load_row_scales = [&](u32 s, int w) {
-      const float* sfa_s = sfa_thread + s * kSmem.sfa_stage / 4 + w * 64;
-      return RowScales{sfa_s[0], sfa_s[8]};
+      const u32 sfa_s = sfa_thread + (s * kSmem.sfa_stage / 4 + w * 64) * 4;
+      return RowScales{ptx::ld_shared_f32(sfa_s), ptx::ld_shared_f32(sfa_s + 8 * 4)};
     };
     auto load_col_scales = [&](u32 s) {
       const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
