@@ -2,8 +2,9 @@
 
     python bench/fit_heuristics.py CANDIDATES.log SUMMARY.txt TOP [CANDIDATES.log SUMMARY.txt TOP ...]
 
-CANDIDATES.log is tune's stderr (one line per measured candidate, in plan order), SUMMARY.txt its stdout (one line
-per shape), TOP the --top it ran with. The script mirrors predict_us() in Python, reports how far the current
+CANDIDATES.log is tune's stderr (one line per measured candidate, in plan order, after a "shape ...: C candidates"
+header per shape), SUMMARY.txt its stdout (one line per shape), TOP the --top it ran with (the per-shape count for
+logs without headers). The script mirrors predict_us() in Python, reports how far the current
 constants are from the measurements (log error, and the model pick's measured time over the best measured), then
 searches the constants coordinate-wise for a better log error and prints them. Only pure-Python + numpy.
 """
@@ -16,22 +17,29 @@ import numpy as np
 CAND = re.compile(r"\s+([\d.]+) us\s+Sm90Fp8GemmConfig\(block_m=(\d+), block_n=(\d+), stages=(\d+), cluster=(\d)x(\d), "
                   r"k_splits=(\d+), num_sms=(\d+)")
 
+SHAPE = re.compile(r"shape \S+: (\d+) candidates")
+
 CURRENT = dict(peak=1979.0, dram=3000.0, l2=7000.0, sms_full_dram=66.0, tile_overhead=0.9, launch=2.5,
-               kblock_floor=0.28, splitk_fixed=5.0, eff_1wg=0.70, eff_2wg=0.86, odd_n=0.85, eff_1d1d=1.0)
+               kblock_floor=0.28, splitk_fixed=4.0, eff_1wg=0.70, eff_2wg=0.86, odd_n=0.85, eff_1d1d=1.0)
+# splitk_fixed is the fused split's fixed cost (kSplitKFusedFixedUs): since 35cd048 every split candidate the
+# heuristics offer is fused, so tune logs from then on measure only that form.
 
 
 def load(cands_path, summary_path, top):
-    cands = [CAND.match(l) for l in open(cands_path)]
-    cands = [m for m in cands if m]
+    text = open(cands_path).read().splitlines()
+    cands = [m for m in (CAND.match(l) for l in text) if m]
+    # "shape MxNxK: C candidates" headers (tune writes them since 2026-11-22) give each shape's count; older logs
+    # have exactly TOP per shape.
+    counts = [int(m.group(1)) for m in (SHAPE.match(l) for l in text) if m]
     shapes = [l.split() for l in open(summary_path) if re.match(r"(fwd|dgrad|wgrad)\s", l)]
     rows, i = [], 0
-    for s in shapes:
+    for j, s in enumerate(shapes):
         role, m, n, k = s[0], int(s[1]), int(s[2]), int(s[3])
-        group = []
-        for c in cands[i:i + top]:
+        group, count = [], counts[j] if counts else top
+        for c in cands[i:i + count]:
             us, bm, bn, st, cm, cn, ks, sms = (float(x) for x in c.groups())
             group.append(dict(us=us, bm=int(bm), bn=int(bn), cm=int(cm), cn=int(cn), ks=int(ks), sms=int(sms)))
-        i += top
+        i += count
         rows.append(dict(role=role, m=m, n=n, k=k, cands=group))
     assert i == len(cands), (cands_path, i, len(cands))
     return rows
@@ -87,7 +95,9 @@ def main():
     rms, pick, worst = score(CURRENT, rows)
     print(f"current: rms log error {rms:.3f}, model pick / best measured geomean {pick:.3f} (worst {worst:.2f})")
     P = dict(CURRENT)
-    fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "eff_1d1d", "l2"]
+    fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "l2"]
+    if any(r["role"] == "wgrad" for r in rows):  # unconstrained (and meaningless) without 1D1D measurements
+        fit_keys.append("eff_1d1d")
     # Coordinate search on the log error, tie-broken by the pick quality; a few sweeps of multiplicative steps.
     for _ in range(6):
         for key in fit_keys:

@@ -97,6 +97,9 @@ int run_tune(Args& args) {
                       ", " + bench::utc_now_iso8601() + ", commit " + git_commit() + "\n";
   uint32_t seed = 100;
   for (const Plan& plan : plans) {
+    // Each shape's candidate lines follow this header (bench/fit_heuristics.py groups them by it).
+    std::fprintf(stderr, "shape %s:%lldx%lldx%lld: %zu candidates\n", api::gemm_role_name(plan.shape.role),
+                 (long long)plan.shape.m, (long long)plan.shape.n, (long long)plan.shape.k, plan.candidates.size());
     GemmInputs in(plan.shape, mn_major_sfa, seed, stream);
     seed += 2;
     const TensorView* c = plan.shape.wgrad() ? &in.dv : nullptr;
