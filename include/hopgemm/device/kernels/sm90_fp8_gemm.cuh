@@ -23,6 +23,7 @@
 #include "hopgemm/device/ptx/griddepcontrol.cuh"
 #include "hopgemm/device/ptx/ld_global.cuh"
 #include "hopgemm/device/ptx/ld_shared.cuh"
+#include "hopgemm/device/ptx/opaque.cuh"
 #include "hopgemm/device/ptx/mbarrier.cuh"
 #include "hopgemm/device/ptx/setmaxnreg.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
