@@ -1,6 +1,7 @@
 """Refit the FP8 GEMM cost model's constants (src/heuristics/sm90_fp8_gemm.cpp) to `hopgemm tune` measurements.
 
     python bench/fit_heuristics.py CANDIDATES.log SUMMARY.txt TOP [CANDIDATES.log SUMMARY.txt TOP ...]
+    python bench/fit_heuristics.py --score tile_overhead=2.08,launch=6.69,... CANDIDATES.log SUMMARY.txt TOP ...
 
 CANDIDATES.log is tune's stderr (one line per measured candidate, in plan order, after a "shape ...: C candidates"
 header per shape), SUMMARY.txt its stdout (one line per shape), TOP the --top it ran with (the per-shape count for
@@ -88,12 +89,22 @@ def score(P, rows):
 
 def main():
     args = sys.argv[1:]
+    # --score k=v,k=v: no fit; score these constants (over the current ones) on the given logs, e.g. a refit's
+    # constants on held-out shapes (scripts/validate_model.sh).
+    given = None
+    if args and args[0] == "--score":
+        given = dict(CURRENT, **{kv.split("=")[0]: float(kv.split("=")[1]) for kv in args[1].split(",")})
+        args = args[2:]
     rows = []
     for i in range(0, len(args), 3):
         rows += load(args[i], args[i + 1], int(args[i + 2]))
     print(f"{len(rows)} shapes, {sum(len(r['cands']) for r in rows)} measured candidates")
     rms, pick, worst = score(CURRENT, rows)
     print(f"current: rms log error {rms:.3f}, model pick / best measured geomean {pick:.3f} (worst {worst:.2f})")
+    if given is not None:
+        rms, pick, worst = score(given, rows)
+        print(f"given  : rms log error {rms:.3f}, model pick / best measured geomean {pick:.3f} (worst {worst:.2f})")
+        return
     P = dict(CURRENT)
     fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "l2"]
     if any(r["role"] == "wgrad" for r in rows):  # unconstrained (and meaningless) without 1D1D measurements
