@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call: build, run every test and the sanitizers, time the JIT and the kernels
 # (deepseek-v3 and wgrad-pr95 suites).
-# Logs and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
+# Logs (as logs.tgz) and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
 # Set HOPGEMM_COMMIT=<hash> for the JSON headers: the device machine's copy of .git can be older than the tree.
 # Usage: scripts/gpu_check.sh [tests|bench|all] [extra pytest args...]
 set -uo pipefail
@@ -41,4 +41,6 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   cp bench/results/*-"$(date -u +%Y-%m-%d)"-deepseek-v3.json bench/results/*-"$(date -u +%Y-%m-%d)"-deepseek-v3.png \
      bench/results/*-"$(date -u +%Y-%m-%d)"-wgrad-pr95.json "$OUTDIR/" 2>/dev/null
 fi
+# The device tool returns at most 8 files: the logs travel as one archive (the JSON and PNG stay beside it).
+(cd "$OUTDIR" && tar czf logs.tgz --remove-files ./*.log ./*.jsonl 2>/dev/null)
 exit $status
