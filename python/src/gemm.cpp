@@ -73,7 +73,8 @@ void def_fp8_gemm(nb::module_& m, const char* name, const char* compiled_dims, c
 
 // Test and tuning hook: fp8_gemm_nt with the heuristics' config for the problem, then `overrides` applied
 // by field name (e.g. {"k_splits": 4, "block_n": 64}); num_stages follows the new tile unless overridden.
-// Fields not overridden keep the heuristics' values (splitk_fused too, where the new k_splits allows it).
+// Fields not overridden keep the heuristics' values, except that overriding k_splits alone re-derives how the
+// split is reduced the way the heuristics would (heuristics::preferred_splitk_fused).
 void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handle c, const Recipe& recipe,
                              const std::map<std::string, int>& overrides, nb::handle stream) {
   GemmOptions options;
@@ -92,9 +93,8 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
     if (it == fields.end()) throw Error(ErrorKind::kInvalidArgument, "_fp8_gemm_nt_with_config: unknown config field '" + name + "'");
     config.*(it->member) = value;
   }
-  // An unsplit tile cannot fuse a split-K reduction: overriding k_splits to 1 drops the heuristics' fused split
-  // unless the caller set splitk_fused too (and then is_valid refuses the pair with the usual error).
-  if (config.k_splits == 1 && !overrides.contains("splitk_fused")) config.splitk_fused = 0;
+  if (overrides.contains("k_splits") && !overrides.contains("splitk_fused"))
+    config.splitk_fused = heuristics::preferred_splitk_fused(config);
   if (!overrides.contains("num_stages")) config.num_stages = heuristics::max_stages(config);
   launch(ctx, stream, [&](cudaStream_t s) { api::fp8_gemm_nt_with_config(ta, tsfa, tb, tsfb, td, pc, options, config, s); });
 }

@@ -32,7 +32,7 @@ constexpr int kMaxWavesForSplitK = 2;
 constexpr double kSplitKFixedUs = 5.0;
 // The same with the reduction fused into the GEMM (splitk_fused: the tile's last split sums the partials):
 // no second launch. Measured on the H100 at the decode shapes: 0.6-1.5 us below the separate reduction
-// (bench/results/h100-2026-11-22-try-splitk-fused.txt).
+// (bench/results/h100-2026-11-22-try-splitk-fused-num-sms.txt).
 constexpr double kSplitKFusedFixedUs = 4.0;
 
 // Fraction of peak a warpgroup sustains for a 64 x block_n x 32 WGMMA: the tensor core needs
@@ -89,6 +89,13 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
 }
 
 }  // namespace
+
+int preferred_splitk_fused(Sm90Fp8GemmConfig config) {
+  if (config.k_splits <= 1) return 0;
+  config.splitk_fused = 1;
+  config.num_stages = max_stages(config);
+  return device::is_valid(config) ? 1 : 0;
+}
 
 int max_stages(Sm90Fp8GemmConfig config) {
   for (int stages = 16; stages >= 2; --stages) {
@@ -162,10 +169,7 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         for (int k_splits : kSplitKChoices) {
           Sm90Fp8GemmConfig split = c;
           split.k_splits = k_splits;
-          // The reduction fused into the GEMM where the tile allows it (no second launch); the separate
-          // reduce kernel otherwise.
-          split.splitk_fused = 1;
-          if (!device::is_valid(split)) split.splitk_fused = 0;
+          split.splitk_fused = preferred_splitk_fused(split);
           split.num_stages = max_stages(split);  // the staged tile is FP32 when the reduction is separate
           if (split.num_stages < 3 || !device::is_valid(split) || !device::k_splits_fit(p.k, k_splits)) continue;
           // At least two k-blocks per unit: shorter units are all prologue and epilogue.

@@ -45,6 +45,9 @@ std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table();
 
 // Largest stage count that fits the shared-memory budget (0 if none does).
 int max_stages(device::Sm90Fp8GemmConfig config);
+// How `config`'s split-K partials are reduced, as the heuristics choose it: fused into the GEMM (splitk_fused,
+// no second launch) wherever the tile allows it, the separate reduce kernel otherwise; 0 without split-K.
+int preferred_splitk_fused(device::Sm90Fp8GemmConfig config);
 
 std::string describe(const Fp8GemmProblem& problem);
 std::string describe(const Fp8GemmChoice& choice);
