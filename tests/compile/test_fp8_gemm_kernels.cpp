@@ -29,6 +29,26 @@ std::vector<jit::KernelSource> distinct_suite_sources() {
   return out;
 }
 
+// A config of `recipe` with its output as the op has it: 1D2D -> BF16 D, 1D1D -> FP32 D += A B^T.
+device::Sm90Fp8GemmConfig recipe_config(int recipe) {
+  device::Sm90Fp8GemmConfig c;
+  c.recipe = recipe;
+  c.out_dtype = recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
+  c.accumulate = recipe == device::kRecipe1D1D;
+  return c;
+}
+
+// Each config is valid and its kernel compiles under NVRTC without spills.
+void expect_configs_compile(const std::vector<device::Sm90Fp8GemmConfig>& configs) {
+  const auto compiler = jit::make_nvrtc_compiler();
+  for (const auto& c : configs) {
+    ASSERT_TRUE(device::is_valid(c)) << c.block_m << "x" << c.block_n;
+    const auto s = api::render_sm90_fp8_gemm(c);
+    SCOPED_TRACE(s.code);
+    expect_clean(compiler->compile(s, ""), s);
+  }
+}
+
 TEST(Fp8GemmKernels, SuiteConfigsCompileWithNvrtc) {
   const auto compiler = jit::make_nvrtc_compiler();
   const auto sources = distinct_suite_sources();
@@ -61,29 +81,20 @@ TEST(Fp8GemmKernels, SplitKReduceCompilesWithNvrtc) {
 
 TEST(Fp8GemmKernels, SplitKVariantsCompileWithNvrtc) {
   // The split-K path with both sfa layouts with both recipes, a cluster and the 2-warpgroup tile.
-  const auto compiler = jit::make_nvrtc_compiler();
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (int recipe : {device::kRecipe1D2D, device::kRecipe1D1D}) {
     for (int sfa_k_major : {0, 1}) {
-      device::Sm90Fp8GemmConfig c;
+      device::Sm90Fp8GemmConfig c = recipe_config(recipe);
       c.block_m = 128;
       c.block_n = 64;
       c.cluster_m = 2;
-      c.recipe = recipe;
-      c.out_dtype = recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
-      c.accumulate = recipe == device::kRecipe1D1D;
       c.sfa_k_major = sfa_k_major;
       c.k_splits = 3;
       c.num_stages = 4;
       configs.push_back(c);
     }
   }
-  for (const auto& c : configs) {
-    ASSERT_TRUE(device::is_valid(c));
-    const auto s = api::render_sm90_fp8_gemm(c);
-    SCOPED_TRACE(s.code);
-    expect_clean(compiler->compile(s, ""), s);
-  }
+  expect_configs_compile(configs);
 }
 
 TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
@@ -98,12 +109,9 @@ TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
       {device::kRecipe1D1D, 128, 128, 4, 1, 0, 0, 1},
       {device::kRecipe1D2D, 256, 128, 4, 0, 0, 1, 2},
   };
-  const auto compiler = jit::make_nvrtc_compiler();
+  std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {
-    device::Sm90Fp8GemmConfig c;
-    c.recipe = v.recipe;
-    c.out_dtype = v.recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
-    c.accumulate = v.recipe == device::kRecipe1D1D;
+    device::Sm90Fp8GemmConfig c = recipe_config(v.recipe);
     c.block_m = v.block_m;
     c.block_n = v.block_n;
     c.num_stages = v.num_stages;
@@ -112,11 +120,9 @@ TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
     c.wg_order = v.wg_order;
     c.d_in_stage = v.d_in_stage;
     c.d_passes = v.d_passes;
-    ASSERT_TRUE(device::is_valid(c)) << v.block_m << "x" << v.block_n;
-    const auto s = api::render_sm90_fp8_gemm(c);
-    SCOPED_TRACE(s.code);
-    expect_clean(compiler->compile(s, ""), s);
+    configs.push_back(c);
   }
+  expect_configs_compile(configs);
 }
 
 TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
@@ -131,23 +137,18 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
       {device::kRecipe1D2D, 128, 64, 3, 0},
       {device::kRecipe1D1D, 64, 128, 2, 1},
   };
-  const auto compiler = jit::make_nvrtc_compiler();
+  std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {
-    device::Sm90Fp8GemmConfig c;
-    c.recipe = v.recipe;
-    c.out_dtype = v.recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
-    c.accumulate = v.recipe == device::kRecipe1D1D;
+    device::Sm90Fp8GemmConfig c = recipe_config(v.recipe);
     c.block_m = v.block_m;
     c.block_n = v.block_n;
     c.k_splits = v.k_splits;
     c.splitk_fused = 1;
     c.promote_overlap = v.promote_overlap;
     c.num_stages = heuristics::max_stages(c);
-    ASSERT_TRUE(device::is_valid(c)) << v.block_m << "x" << v.block_n;
-    const auto s = api::render_sm90_fp8_gemm(c);
-    SCOPED_TRACE(s.code);
-    expect_clean(compiler->compile(s, ""), s);
+    configs.push_back(c);
   }
+  expect_configs_compile(configs);
 }
 
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
