@@ -18,31 +18,45 @@ import numpy as np
 CAND = re.compile(r"\s+([\d.]+) us\s+Sm90Fp8GemmConfig\(block_m=(\d+), block_n=(\d+), stages=(\d+), cluster=(\d)x(\d), "
                   r"k_splits=(\d+), num_sms=(\d+)")
 
-SHAPE = re.compile(r"shape \S+: (\d+) candidates")
+SHAPE = re.compile(r"shape (\w+):(\d+)x(\d+)x(\d+): (\d+) candidates")
 
-CURRENT = dict(peak=1979.0, dram=3000.0, l2=7000.0, sms_full_dram=66.0, tile_overhead=0.9, launch=2.5,
-               kblock_floor=0.28, splitk_fixed=4.0, eff_1wg=0.70, eff_2wg=0.86, odd_n=0.85, eff_1d1d=1.0)
-# splitk_fixed is the fused split's fixed cost (kSplitKFusedFixedUs): since 35cd048 every split candidate the
-# heuristics offer is fused, so tune logs from then on measure only that form.
+CURRENT = dict(peak=1979.0, dram=3000.0, l2=6600.0, sms_full_dram=66.0, tile_overhead=2.1, launch=6.7,
+               kblock_floor=0.03, splitk_fixed=5.1, eff_1wg=0.45, eff_2wg=0.73, odd_n=0.77, eff_1d1d=1.0)
+# The constants of src/heuristics/sm90_fp8_gemm.cpp. splitk_fixed is the fused split's fixed cost
+# (kSplitKFusedFixedUs): since 35cd048 every split candidate the heuristics offer is fused, so tune logs from
+# then on measure only that form.
 
 
 def load(cands_path, summary_path, top):
     text = open(cands_path).read().splitlines()
-    cands = [m for m in (CAND.match(l) for l in text) if m]
-    # "shape MxNxK: C candidates" headers (tune writes them since 2026-11-22) give each shape's count; older logs
-    # have exactly TOP per shape.
-    counts = [int(m.group(1)) for m in (SHAPE.match(l) for l in text) if m]
     shapes = [l.split() for l in open(summary_path) if re.match(r"(fwd|dgrad|wgrad)\s", l)]
-    rows, i = [], 0
-    for j, s in enumerate(shapes):
-        role, m, n, k = s[0], int(s[1]), int(s[2]), int(s[3])
-        group, count = [], counts[j] if counts else top
-        for c in cands[i:i + count]:
+    rows = []
+
+    def add(role, m, n, k, lines):
+        group = []
+        for c in (CAND.match(l) for l in lines):
+            if not c:
+                continue
             us, bm, bn, st, cm, cn, ks, sms = (float(x) for x in c.groups())
             group.append(dict(us=us, bm=int(bm), bn=int(bn), cm=int(cm), cn=int(cn), ks=int(ks), sms=int(sms)))
-        i += count
         rows.append(dict(role=role, m=m, n=n, k=k, cands=group))
-    assert i == len(cands), (cands_path, i, len(cands))
+
+    headers = [(i, SHAPE.match(l)) for i, l in enumerate(text) if SHAPE.match(l)]
+    if headers:
+        # "shape ROLE:MxNxK: C candidates" headers (tune writes them since 2026-11-22): each shape's lines follow
+        # its header; a shape without a summary line (every candidate refused) is left out.
+        summarised = {(s[0], int(s[1]), int(s[2]), int(s[3])) for s in shapes}
+        for j, (i, h) in enumerate(headers):
+            key = (h.group(1), int(h.group(2)), int(h.group(3)), int(h.group(4)))
+            end = headers[j + 1][0] if j + 1 < len(headers) else len(text)
+            if key in summarised:
+                add(*key, text[i + 1:end])
+        return rows
+    # Older logs: exactly TOP candidate lines per summary line, in order.
+    cands = [l for l in text if CAND.match(l)]
+    for j, s in enumerate(shapes):
+        add(s[0], int(s[1]), int(s[2]), int(s[3]), cands[j * top:(j + 1) * top])
+    assert len(shapes) * top == len(cands), (cands_path, len(shapes) * top, len(cands))
     return rows
 
 

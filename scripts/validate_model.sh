@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 OUTDIR="${OUT:-/tmp/hopgemm-out}"; mkdir -p "$OUTDIR"
 shapes=("$@")
 [ ${#shapes[@]} -gt 0 ] || shapes=(2048x3072x4096 4096x5120x7168 6144x3072x4096 512x7168x4096 256x4096x7168
-                                   32x7168x7168 1024x1536x7168 3000x7000x5000 dgrad:4096x3072x12288 96x6144x2048)
+                                   32x7168x7168 1024x1536x7168 3000x7000x5120 dgrad:4096x3072x12288 96x6144x2048)
 for s in "${shapes[@]}"; do
   OUT="$OUTDIR/one" scripts/tune.sh --shape "$s" --top 40 --sfa mn >> "$OUTDIR/heldout-summary.txt" 2>> "$OUTDIR/heldout-errors.txt"
   cat "$OUTDIR/one/tune.log" >> "$OUTDIR/heldout-candidates.log"

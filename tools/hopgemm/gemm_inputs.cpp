@@ -53,6 +53,13 @@ std::vector<GemmShape> gemm_shapes(const std::string& suite, const std::string& 
     if (std::sscanf(dims.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m <= 0 || n <= 0 || k <= 0) {
       throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "' must be [fwd:|dgrad:|wgrad:]MxNxK with positive integers");
     }
+    // The op's own alignment rules (K: 16-byte TMA rows of A and B; N: 16-byte rows of D), checked here so that
+    // a bad --shape fails at once instead of once per candidate after compiling them all.
+    const long long n_multiple = shape_role == api::GemmRole::kWgrad ? 4 : 8;
+    if (k % 16 != 0 || n % n_multiple != 0) {
+      throw Error(ErrorKind::kInvalidArgument, "--shape '" + shape + "': K must be a multiple of 16 and N of " +
+                                                   std::to_string(n_multiple) + " (16-byte rows of A, B and D)");
+    }
     out.push_back({shape_role, m, n, k});
     return out;
   }
