@@ -1,7 +1,7 @@
 """Diagnostic copies of the device headers, each with one part of the FP8 GEMM kernel taken out, for timing
 against the real headers with scripts/ab_headers.sh (their results are wrong on purpose; never ship them).
 
-    python3 bench/diag_variants.py [nopromote] [nomma] [nostore] [notma] [noreaders] [nosfbcopy]
+    python3 bench/diag_variants.py [nopromote] [nomma] [nostore] [notma] [noreaders] [nosfbcopy] [plainstore]
                                                                    -> .device/diag_<name>/ (an include/ copy)
     then on the GPU machine (carry the trees):
     scripts/ab_headers.sh .device/diag_nopromote,.device/diag_nostore 3 4096x7168x16384 ...
@@ -15,6 +15,8 @@ notma:     the epilogue writes the staged D tile to shared memory as usual but i
            write): with nostore, it splits the epilogue's cost into its shared-memory part and the store itself.
 noreaders: 1D2D math threads do not arrive on the empty barrier for their reads of the B scales (the lane-0
            release after the __syncwarp remains: correct in practice, but racecheck reports the refill).
+plainstore: accumulating (1D1D FP32) tiles are stored with a plain TMA store instead of the TMA reduce-add (C is
+           not added): the cost of the reduction in L2 against a plain write of the same bytes.
 nosfbcopy: 1D2D B scales are never copied into the stages (no cp.async, no 32 arrivals on the full barrier):
            the cost of the per-stage scale path.
 Each patch is anchored on exact kernel text and fails loudly when the kernel no longer contains it.
@@ -45,6 +47,8 @@ PATCHES = {
     "nosfbcopy": [("  constexpr bool kUsesCpAsync = !kSfbTma;",
                    "  constexpr bool kUsesCpAsync = k1D1D && !kSfbTma;  // DIAGNOSTIC: 1D2D B scales never copied\n"
                    "  //")],
+    "plainstore": [(STORE_TILE, "        else if constexpr (kAccumulate)\n",
+                    "        else if constexpr (kAccumulate && kElem == 0)  // DIAGNOSTIC: never; plain store\n")],
     "notma": [(STORE_TILE, TMA_ISSUE, TMA_ISSUE.replace("thread == 0", "thread == 0 && tma_d == nullptr") .replace(
         "{\n#pragma", "{  // DIAGNOSTIC: no TMA store (tma_d is never null)\n#pragma", 1))],
 }
