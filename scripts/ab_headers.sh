@@ -17,7 +17,8 @@ for shape in "$@"; do
   for round in $(seq "$rounds"); do
     for inc in "${sides[@]}"; do
       side=new
-      [ "$inc" = "${sides[0]}" ] || side="$(basename "$inc")"
+      # A tree is named by its directory, or by its parent's when it is an include/ copy (.device/base/include).
+      [ "$inc" = "${sides[0]}" ] || { side="$(basename "$inc")"; [ "$side" = include ] && side="$(basename "$(dirname "$inc")")"; }
       us=$(HOPGEMM_INCLUDE_DIR="$inc" HOPGEMM_CACHE_DIR="/tmp/hopgemm-ab-$side" "$BUILD_DIR/hopgemm" bench --shape "$shape" --iters 50 ${AB_BENCH_ARGS:-} \
            2>/dev/null | awk -F'|' '/^(fwd|dgrad|wgrad) /{split($2, a, " "); print a[1]}')
       echo "$shape round $round $side $us us"
