@@ -35,16 +35,16 @@ ISSUE = "    auto issue_mma = [&](float (&a)[kBlockN / 2], u32 s, int w) {\n"
 STORE = "      if (!skip_store)\n        epilogue::store_tile<"
 TMA_ISSUE = "    if (thread == 0) {\n#pragma unroll\n      for (int al = 0; al < kAtomsPerPass; ++al) {\n"
 
-# name -> [(anchor, replacement)] in KERNEL, or [(file, anchor, replacement)] elsewhere under include/.
+# name -> [(file under include/, anchor, replacement)].
 PATCHES = {
-    "nopromote": [(PROMOTE, PROMOTE + "      if (params.m >= 0) return;  // DIAGNOSTIC: no promotion (never false at run time)\n")],
-    "nomma": [(ISSUE, ISSUE + "      if (true) return;  // DIAGNOSTIC: no WGMMA\n"),
-              (PROMOTE, PROMOTE + "      if (true) return;  // DIAGNOSTIC: no promotion\n")],
-    "nostore": [(STORE, "      if (params.m < 0)  // DIAGNOSTIC: no D store (never true at run time)\n"
+    "nopromote": [(KERNEL, PROMOTE, PROMOTE + "      if (params.m >= 0) return;  // DIAGNOSTIC: no promotion (never false at run time)\n")],
+    "nomma": [(KERNEL, ISSUE, ISSUE + "      if (true) return;  // DIAGNOSTIC: no WGMMA\n"),
+              (KERNEL, PROMOTE, PROMOTE + "      if (true) return;  // DIAGNOSTIC: no promotion\n")],
+    "nostore": [(KERNEL, STORE, "      if (params.m < 0)  // DIAGNOSTIC: no D store (never true at run time)\n"
                  "        epilogue::store_tile<")],
-    "noreaders": [("  constexpr bool kReadersArrive = !k1D1D;\n",
+    "noreaders": [(KERNEL, "  constexpr bool kReadersArrive = !k1D1D;\n",
                    "  constexpr bool kReadersArrive = false;  // DIAGNOSTIC: no per-thread reader arrivals\n")],
-    "nosfbcopy": [("  constexpr bool kUsesCpAsync = !kSfbTma;",
+    "nosfbcopy": [(KERNEL, "  constexpr bool kUsesCpAsync = !kSfbTma;",
                    "  constexpr bool kUsesCpAsync = k1D1D && !kSfbTma;  // DIAGNOSTIC: 1D2D B scales never copied\n"
                    "  //")],
     "plainstore": [(STORE_TILE, "        else if constexpr (kAccumulate)\n",
@@ -58,8 +58,7 @@ def make(name):
     dst = ROOT / ".device" / f"diag_{name}"
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(ROOT / "include", dst)
-    for patch in PATCHES[name]:
-        file, anchor, replacement = patch if len(patch) == 3 else (KERNEL, *patch)
+    for file, anchor, replacement in PATCHES[name]:
         path = dst / file
         text = path.read_text()
         if text.count(anchor) != 1:

@@ -10,6 +10,7 @@ constants are from the measurements (log error, and the model pick's measured ti
 searches the constants coordinate-wise for a better log error and prints them. Only pure-Python + numpy.
 """
 import math
+from pathlib import Path
 import re
 import sys
 
@@ -20,11 +21,23 @@ CAND = re.compile(r"\s+([\d.]+) us\s+Sm90Fp8GemmConfig\(block_m=(\d+), block_n=(
 
 SHAPE = re.compile(r"shape (\w+):(\d+)x(\d+)x(\d+): (\d+) candidates")
 
-CURRENT = dict(peak=1979.0, dram=3000.0, l2=6600.0, sms_full_dram=66.0, tile_overhead=2.1, launch=6.7,
-               kblock_floor=0.03, splitk_fixed=5.1, eff_1wg=0.45, eff_2wg=0.73, odd_n=0.77, eff_1d1d=1.0)
-# The constants of src/heuristics/sm90_fp8_gemm.cpp. splitk_fixed is the fused split's fixed cost
-# (kSplitKFusedFixedUs): since 35cd048 every split candidate the heuristics offer is fused, so tune logs from
-# then on measure only that form.
+# The model's constants as src/heuristics/sm90_fp8_gemm.cpp defines them (its constexpr doubles, by name), so
+# this mirror of predict_us() cannot drift from them; eff_1d1d is the script's own (1.0: no 1D1D term in C++).
+MODEL_SOURCE = Path(__file__).resolve().parent.parent / "src" / "heuristics" / "sm90_fp8_gemm.cpp"
+CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", sms_full_dram="kSmsForFullDram",
+                 tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
+                 splitk_fixed="kSplitKFusedFixedUs", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
+                 odd_n="kOddNEfficiency")
+# splitk_fixed is the fused split's fixed cost: since 35cd048 every split candidate the heuristics offer is fused,
+# so tune logs from then on measure only that form.
+
+
+def read_constants():
+    defined = dict(re.findall(r"constexpr double (k\w+) = ([\d.]+);", MODEL_SOURCE.read_text()))
+    return dict({key: float(defined[name]) for key, name in CPP_NAMES.items()}, eff_1d1d=1.0)
+
+
+CURRENT = read_constants()
 
 
 def load(cands_path, summary_path, top):

@@ -40,6 +40,12 @@ constexpr double kSplitKFixedUs = 5.0;
 // no second launch. Measured on the H100 at the decode shapes: 0.6-1.5 us below the separate reduction
 // (bench/results/h100-2026-11-22-try-splitk-fused-num-sms.txt).
 constexpr double kSplitKFusedFixedUs = 5.1;  // fitted
+// Efficiency factors of mma_efficiency (fitted): tiles whose width is not a multiple of 32, and one or two
+// consumer warpgroups.
+constexpr double kOddNEfficiency = 0.77;
+constexpr double kOneWgEfficiency = 0.45;
+constexpr double kTwoWgEfficiency = 0.73;
+// bench/fit_heuristics.py reads the constexpr doubles of this file as its current constants.
 
 // Fraction of peak a warpgroup sustains for a 64 x block_n x 32 WGMMA: the tensor core needs
 // block_n / 2 cycles, shared memory feeds 64*32 + block_n*32 bytes at 128 B/cycle.
@@ -49,9 +55,9 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
   double eff = std::min(1.0, math_cycles / smem_cycles);
   // Measured on the H100 (docs/notes/fp8_gemm_kernel.md): 256x112 ran 25% slower than 256x128 at
   // 4096x7168x16384; tiles whose width is not a multiple of 32 lose on the B loads and epilogue.
-  if (c.block_n % 32 != 0) eff *= 0.77;  // fitted
+  if (c.block_n % 32 != 0) eff *= kOddNEfficiency;
   // One consumer warpgroup cannot hide its own promotion and waits; two overlap each other.
-  eff *= device::num_math_wgs(c) == 2 ? 0.73 : 0.45;  // fitted
+  eff *= device::num_math_wgs(c) == 2 ? kTwoWgEfficiency : kOneWgEfficiency;
   return eff;
 }
 

@@ -72,10 +72,6 @@ device::TmaDescriptor encode(DType dtype, const void* base, int rank, const cuui
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // encode() behind a per-thread cache. The descriptor is a pure function of its arguments. Calls in a serving or
 // training loop reuse the same buffers, so a small direct-mapped cache skips cuTensorMapEncodeTiled (the largest
 // part of an op's host cost) without locks, for every rank (split-K's 3-D workspace map included).
