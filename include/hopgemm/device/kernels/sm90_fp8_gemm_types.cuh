@@ -129,7 +129,8 @@ struct Sm90Fp8GemmSmem {
 };
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
   Sm90Fp8GemmSmem s{};
-  s.d = c.d_in_stage == 1 ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
+  // No staging tile where D is staged in a pipeline stage or reduced into straight from registers.
+  s.d = c.d_in_stage == 1 || reduces_from_registers(c) ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
   s.a_stage = c.block_m * 128;
   s.b_stage = c.block_n * 128;
   s.sfa_stage = align_up(c.block_m * 4, 128);
