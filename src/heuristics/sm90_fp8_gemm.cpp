@@ -214,9 +214,11 @@ std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
         e.num_sms != p.num_sms) {
       continue;
     }
+    // Stages are not matched: a candidate always has as many as fit (max_stages), which is what tune measured,
+    // and a shared-memory layout change since (e.g. a staging tile dropped) must not orphan the entry.
     for (const Fp8GemmChoice& candidate : rank_fp8_gemm_configs(p, SIZE_MAX)) {
       const auto& c = candidate.config;
-      if (c.block_m == e.block_m && c.block_n == e.block_n && c.num_stages == e.num_stages &&
+      if (c.block_m == e.block_m && c.block_n == e.block_n &&
           c.cluster_m == e.cluster_m && c.cluster_n == e.cluster_n && c.raster_band == e.raster_band &&
           c.k_splits == e.k_splits) {
         return candidate;

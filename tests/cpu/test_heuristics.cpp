@@ -146,8 +146,9 @@ TEST(Heuristics, GoldenChoices) {
       {{4096, 2112, 7168, 0, 0, 0, 0}, {128, 192, 4, 1, 1}},  // top-40 tune 2026-11-22: 106.9 us (c2x1 110.3)
       {{8192, 8192, 8192, 0, 0, 0, 0}, {256, 128, 4, 1, 2}},
       {{4096, 1536, 24576, 0, 0, 0, 0}, {128, 192, 4, 1, 1}},  // tuned: 1.94 waves beat 256x128's 1.45
-      {{4096, 7168, 4096, 1, 1, 1, 0}, {256, 80, 3, 1, 2}},
-      {{7168, 2112, 4096, 1, 1, 1, 1}, {128, 160, 3, 2, 1}},
+      // FP32 D += A B^T reduced from registers: no staging tile, so two more stages than when tuned.
+      {{4096, 7168, 4096, 1, 1, 1, 0}, {256, 80, 5, 1, 2}},
+      {{7168, 2112, 4096, 1, 1, 1, 1}, {128, 160, 6, 2, 1}},
       {{33, 576, 144, 0, 0, 0, 1}, {64, 16, 16, 1, 1}},
       {{4095, 7176, 7296, 0, 0, 0, 1}, {256, 128, 3, 1, 2}},
   };
@@ -186,7 +187,9 @@ TEST(Heuristics, EveryTunedEntryIsChosen) {
     const auto c = heuristics::choose_fp8_gemm_config(p).config;
     EXPECT_EQ(c.block_m, e.block_m);
     EXPECT_EQ(c.block_n, e.block_n);
-    EXPECT_EQ(c.num_stages, e.num_stages);
+    // As many stages as fit: what tune measured, or more where the shared-memory layout has since shrunk.
+    EXPECT_GE(c.num_stages, e.num_stages);
+    EXPECT_EQ(c.num_stages, heuristics::max_stages(c));
     EXPECT_EQ(c.cluster_m, e.cluster_m);
     EXPECT_EQ(c.cluster_n, e.cluster_n);
     EXPECT_EQ(c.raster_band, e.raster_band);

@@ -95,6 +95,9 @@ struct Sm90Fp8GemmParams {
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
   float* partials;   // splitk_fused: [units][fragment float4 chunk][math thread] FP32 partials
   u32* tile_counters;  // splitk_fused: one per tile, zero between calls (the last split resets its tile's)
+  // Last (older kernels read a prefix of the struct): D by pointer, for reduces_from_registers.
+  float* d;            // FP32 D
+  i64 ldd;             // its row stride (elements, even)
 };
 
 HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) { return c.block_m == 64 ? 1 : 2; }
@@ -105,6 +108,14 @@ HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) {
   return c.out_dtype == kOutFp32 || (c.k_splits > 1 && c.splitk_fused == 0);
 }
 HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return stores_fp32(c) ? 4 : 2; }
+
+// D += A B^T in FP32 with one unit per tile: each math thread adds its promoted values into D with vector
+// red.global.add.v2.f32 (two adjacent columns, 8 bytes; a warp instruction covers 8 rows x 32 bytes), no staging
+// tile and no TMA: the TMA reduce-add cost the 1D1D kernels 11-16% more than a plain store of the same bytes
+// (bench/results/h100-2026-11-22-diag-wgrad-epilogue.txt). Needs D's row stride even (8-byte aligned pairs).
+HOPGEMM_HOST_DEVICE constexpr bool reduces_from_registers(const Sm90Fp8GemmConfig& c) {
+  return c.accumulate == 1 && stores_fp32(c) && c.k_splits == 1 && c.d_in_stage == 0;
+}
 
 // Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
 HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
@@ -118,7 +129,8 @@ struct Sm90Fp8GemmSmem {
 };
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
   Sm90Fp8GemmSmem s{};
-  s.d = c.d_in_stage == 1 ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
+  // No staging tile where D is staged in a pipeline stage or reduced into straight from registers.
+  s.d = c.d_in_stage == 1 || reduces_from_registers(c) ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
   s.a_stage = c.block_m * 128;
   s.b_stage = c.block_n * 128;
   s.sfa_stage = align_up(c.block_m * 4, 128);
