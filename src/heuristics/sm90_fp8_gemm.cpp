@@ -159,7 +159,12 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
           if (long_k_128) staged.wg_order = 0;
           staged.d_passes = block_n * (p.out_dtype == device::kOutFp32 ? 4 : 2) / 128;
           staged.num_stages = max_stages(staged);
-          if (staged.d_passes >= 1 && staged.num_stages > c.num_stages && device::is_valid(staged)) c = staged;
+          // FP32 D += A B^T reduces from registers without a staging tile (reduces_from_registers), so staging in a
+          // stage frees nothing there; at equal depth its TMA reduce-add still measured faster (1D1D 256x128, 4
+          // stages, K = 8192: 1536x24576 656 vs 668 us, 512x32768 301 vs 307; h100-2026-11-22-red-epilogue.txt).
+          const bool prefer_staged = staged.num_stages > c.num_stages ||
+                                     (staged.num_stages == c.num_stages && device::reduces_from_registers(c));
+          if (staged.d_passes >= 1 && prefer_staged && device::is_valid(staged)) c = staged;
         }
         // Pipelines shallower than 3 stages cannot keep TMA ahead of the tensor cores.
         if (c.num_stages < 3 || !device::is_valid(c)) continue;
