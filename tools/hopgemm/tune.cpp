@@ -25,10 +25,10 @@ namespace hopgemm::cli {
 namespace {
 
 // The confirmation round: candidates whose first pass came within kConfirmWithin of the fastest (at most
-// kConfirmFinalists of them) are timed kConfirmRounds more times each.
+// kConfirmFinalists of them) are timed kConfirmRounds more times each, in rounds.
 constexpr double kConfirmWithin = 1.08;
 constexpr size_t kConfirmFinalists = 8;
-constexpr int kConfirmRounds = 3;
+constexpr int kConfirmRounds = 5;
 
 // The same tile with each other valid consumer schedule: promotion overlap toggled, warpgroup turns toggled,
 // and split-K's reduction fused into the kernel or not.
@@ -137,41 +137,57 @@ int run_tune(Args& args) {
     }
     if (passes.empty()) continue;
     model_us = passes[0][0];
-    // One pass's median can be off by several percent for a configuration (H100, 2026-11-22: 128x152 at
-    // wgrad 7168x4096x4096 read 292 us in a tune pass, 271-272 us in bench and try_configs runs), enough to
-    // crown the wrong tile (or drop the right one). The candidates near the fastest are timed again, taking
-    // turns, and ranked by the median of their passes.
+    // One pass's median can be off by several percent for a configuration, enough to crown the wrong tile (or
+    // drop the right one): the GPU slows as it heats under sustained load (H100, 2026-11-22: 128x152 at wgrad
+    // 7168x4096x4096 read 292 us late in a tune pass, 271-272 us in bench and try_configs runs; the same
+    // finalists read 3-12% slower in a third pass than in a second). The candidates near the fastest are timed
+    // again in rounds, taking turns, and ranked by the median over rounds of their time relative to the round's
+    // fastest, so that drift between rounds cancels.
     std::vector<size_t> finalists(plan.candidates.size());
     for (size_t i = 0; i < finalists.size(); ++i) finalists[i] = i;
     std::stable_sort(finalists.begin(), finalists.end(), [&](size_t x, size_t y) { return passes[x][0] < passes[y][0]; });
     const double cutoff = passes[finalists[0]][0] * kConfirmWithin;
     while (finalists.size() > kConfirmFinalists || (finalists.size() > 1 && passes[finalists.back()][0] > cutoff))
       finalists.pop_back();
-    for (int round = 0; round < kConfirmRounds; ++round)
-      for (size_t i : finalists) passes[i].push_back(time_config(plan.candidates[i].config, "  "));
-    for (size_t i : finalists) {
-      std::vector<double> sorted = passes[i];
-      std::sort(sorted.begin(), sorted.end());
-      const double us = sorted[sorted.size() / 2];
+    std::vector<std::vector<double>> relative(finalists.size());
+    for (int round = 0; round < kConfirmRounds; ++round) {
+      double fastest = 1e30;
+      for (size_t i : finalists) fastest = std::min(fastest, passes[i].emplace_back(time_config(plan.candidates[i].config, "  ")));
+      for (size_t f = 0; f < finalists.size(); ++f) relative[f].push_back(passes[finalists[f]].back() / fastest);
+    }
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    double best_score = 1e30;
+    for (size_t f = 0; f < finalists.size(); ++f) {
+      const size_t i = finalists[f];
+      const double score = median(relative[f]);
+      const double us = median(std::vector<double>(passes[i].begin() + 1, passes[i].end()));
       std::string all;
       for (double t : passes[i]) {
         char buf[32];
         std::snprintf(buf, sizeof(buf), all.empty() ? "%.1f" : " %.1f", t);
         all += buf;
       }
-      std::fprintf(stderr, "  confirm %8.1f us (passes %s)  %s\n", us, all.c_str(),
+      std::fprintf(stderr, "  confirm %.3fx of the round's fastest, %8.1f us (passes %s)  %s\n", score, us, all.c_str(),
                    heuristics::describe(plan.candidates[i]).c_str());
-      if (us < best_us) {
+      if (score < best_score) {
+        best_score = score;
         best_us = us;
         best = &plan.candidates[i];
       }
     }
     if (best == nullptr || best_us >= 1e30) continue;
     const auto& b = best->config;
-    std::printf("%-5s %6lld %6lld %6lld  model pick %8.1f us  best %8.1f us (%5.1f TFLOPS, %.2fx)  %dx%d s%d c%dx%d k%d\n",
+    // The model pick against the winner on their first passes (both from the same sweep; the confirmation
+    // rounds run later, on a warmer GPU).
+    const double best_first_us = passes[static_cast<size_t>(best - plan.candidates.data())][0];
+    std::printf("%-5s %6lld %6lld %6lld  model pick %8.1f us  best %8.1f us (%5.1f TFLOPS; model pick %.2fx of it "
+                "in the first pass)  %dx%d s%d c%dx%d k%d\n",
                 api::gemm_role_name(plan.shape.role), (long long)plan.shape.m, (long long)plan.shape.n,
-                (long long)plan.shape.k, model_us, best_us, in.flops() / best_us * 1e-6, model_us / best_us, b.block_m,
-                b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.k_splits);
+                (long long)plan.shape.k, model_us, best_us, in.flops() / best_us * 1e-6, model_us / best_first_us,
+                b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.k_splits);
     std::fflush(stdout);
     const auto& p = plan.problem;
     char line[256];
