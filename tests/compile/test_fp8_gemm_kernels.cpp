@@ -151,33 +151,6 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
   expect_configs_compile(configs);
 }
 
-TEST(Fp8GemmKernels, DirectStoreCompilesWithNvrtc) {
-  // D stored straight from registers (direct_store): BF16 D on the two-warpgroup 256x128 and 128x192 tiles and the
-  // one-warpgroup 64x128 tile, FP32 D without C (1D1D), each with the stage the staging tile gave back.
-  struct Variant {
-    int recipe, block_m, block_n, out_dtype;
-  };
-  const Variant variants[] = {
-      {device::kRecipe1D2D, 256, 128, device::kOutBf16},
-      {device::kRecipe1D2D, 128, 192, device::kOutBf16},
-      {device::kRecipe1D2D, 64, 128, device::kOutBf16},
-      {device::kRecipe1D1D, 128, 128, device::kOutFp32},
-  };
-  std::vector<device::Sm90Fp8GemmConfig> configs;
-  for (const auto& v : variants) {
-    device::Sm90Fp8GemmConfig c = recipe_config(v.recipe);
-    c.block_m = v.block_m;
-    c.block_n = v.block_n;
-    c.out_dtype = v.out_dtype;
-    c.accumulate = 0;
-    c.direct_store = 1;
-    c.num_stages = heuristics::max_stages(c);
-    configs.push_back(c);
-  }
-  EXPECT_EQ(configs[0].num_stages, 4);  // 256x128 BF16: 3 stages with its 64 KB staging tile
-  expect_configs_compile(configs);
-}
-
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
   const auto compiler = jit::make_nvcc_compiler();
   const auto s = distinct_suite_sources().front();

@@ -10,7 +10,7 @@
 // Host contract (descriptors, launch): kernels/sm90_fp8_gemm_types.cuh.
 
 #include "hopgemm/device/common.cuh"
-#include "hopgemm/device/epilogue/sm90_global_tile.cuh"
+#include "hopgemm/device/epilogue/sm90_reduce_global.cuh"
 #include "hopgemm/device/epilogue/sm90_splitk_fused.cuh"
 #include "hopgemm/device/epilogue/sm90_store_tile.cuh"
 #include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
@@ -466,13 +466,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             kSplitKBarrier);
       }
       const u32 d_buf = kDInStage ? smem_a + last_stage * kSmem.a_stage : smem_d;
-      if constexpr (writes_from_registers(kConfig)) {
-        constexpr auto kWrite = reduces_from_registers(kConfig) ? epilogue::GlobalWrite::kReduceAddF32
-                                : stores_fp32(kConfig)          ? epilogue::GlobalWrite::kStoreF32
-                                                                : epilogue::GlobalWrite::kStoreBf16;
+      if constexpr (reduces_from_registers(kConfig)) {
         if (!skip_store)
-          epilogue::write_tile_global<kBlockN, kWgRows, kWrite>(fin, params.d, params.ldd, m, n, wg, m_block * kBlockM,
-                                                                n_block * kBlockN);
+          epilogue::reduce_tile_global<kBlockN, kWgRows>(fin, params.d, params.ldd, m, n, wg, m_block * kBlockM,
+                                                         n_block * kBlockN);
       } else if (!skip_store)
         epilogue::store_tile<kBlockM, kBlockN, kWgRows, stores_fp32(kConfig), kConfig.accumulate == 1 && !kPartialStore,
                              d_swizzle_bytes(kConfig), kConfig.d_passes, kPartialStore>(

@@ -79,8 +79,6 @@ struct Sm90Fp8GemmConfig {
                          //    order to a workspace and counts itself on the tile's counter; the split that
                          //    finishes last adds the others' partials (in split order) and stores D itself:
                          //    no reduce kernel, no second launch
-  int direct_store = 0;  // 1 (one unit per tile, D not staged in a stage, no C): the math threads store D straight
-                         //    from registers (st.global), no staging tile and no TMA store: see writes_from_registers
 };
 
 struct Sm90Fp8GemmParams {
@@ -97,8 +95,8 @@ struct Sm90Fp8GemmParams {
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
   float* partials;   // splitk_fused: [units][fragment float4 chunk][math thread] FP32 partials
   u32* tile_counters;  // splitk_fused: one per tile, zero between calls (the last split resets its tile's)
-  // Last (older kernels read a prefix of the struct): D by pointer, for writes_from_registers.
-  void* d;             // D (BF16 or FP32)
+  // Last (older kernels read a prefix of the struct): D by pointer, for reduces_from_registers.
+  float* d;            // FP32 D
   i64 ldd;             // its row stride (elements, even)
 };
 
@@ -118,15 +116,6 @@ HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { r
 HOPGEMM_HOST_DEVICE constexpr bool reduces_from_registers(const Sm90Fp8GemmConfig& c) {
   return c.accumulate == 1 && stores_fp32(c) && c.k_splits == 1 && c.d_in_stage == 0;
 }
-// direct_store: a plain D likewise stored from registers (st.global.b32 of two BF16, or v2.f32): no shared-memory
-// staging and no TMA store, whose shared-memory traffic competes with the next tile's mainloop on short K
-// (bench/results/h100-2026-11-22-diag-epilogue-cost.txt), and the staging tile's shared memory goes to stages.
-HOPGEMM_HOST_DEVICE constexpr bool stores_from_registers(const Sm90Fp8GemmConfig& c) {
-  return c.direct_store == 1 && c.accumulate == 0 && c.k_splits == 1 && c.d_in_stage == 0;
-}
-HOPGEMM_HOST_DEVICE constexpr bool writes_from_registers(const Sm90Fp8GemmConfig& c) {
-  return reduces_from_registers(c) || stores_from_registers(c);
-}
 
 // Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
 HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
@@ -140,8 +129,8 @@ struct Sm90Fp8GemmSmem {
 };
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
   Sm90Fp8GemmSmem s{};
-  // No staging tile where D is staged in a pipeline stage or written straight from registers.
-  s.d = c.d_in_stage == 1 || writes_from_registers(c) ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
+  // No staging tile where D is staged in a pipeline stage or reduced into straight from registers.
+  s.d = c.d_in_stage == 1 || reduces_from_registers(c) ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
   s.a_stage = c.block_m * 128;
   s.b_stage = c.block_n * 128;
   s.sfa_stage = align_up(c.block_m * 4, 128);
@@ -204,10 +193,9 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
   const bool producer_regs_ok = !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1);
-  const bool direct_ok = c.direct_store == 0 || (c.direct_store == 1 && stores_from_registers(c));
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
-  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok && direct_ok &&
+  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok &&
          cluster_ok && flags_ok &&
          shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
