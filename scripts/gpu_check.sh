@@ -19,7 +19,10 @@ scripts/build.sh > "$OUTDIR/build.log" 2>&1 || { tail -50 "$OUTDIR/build.log"; e
 echo "build: $(( $(date +%s) - t0 )) s"
 status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 > "$OUTDIR/ctest.log" 2>&1 || status=1
+  # The host-cost tests time the CPU side of a launch: they run alone, after the parallel run (next to compile
+  # tests on other cores one read 5.77 us where it read 4.67 us alone, 2026-11-22).
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 -E 'HostCost' > "$OUTDIR/ctest.log" 2>&1 || status=1
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -R 'HostCost' >> "$OUTDIR/ctest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|RESULT|Failed|\*\*\*" "$OUTDIR/ctest.log" | tail -30
   (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
