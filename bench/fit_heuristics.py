@@ -2,6 +2,7 @@
 
     python bench/fit_heuristics.py CANDIDATES.log SUMMARY.txt TOP [CANDIDATES.log SUMMARY.txt TOP ...]
     python bench/fit_heuristics.py --score tile_overhead=2.08,launch=6.69,... CANDIDATES.log SUMMARY.txt TOP ...
+    python bench/fit_heuristics.py --only eff_1d1d,odd_n_1d1d CANDIDATES.log SUMMARY.txt TOP ...
 
 CANDIDATES.log is tune's stderr (one line per measured candidate, in plan order, after a "shape ...: C candidates"
 header per shape), SUMMARY.txt its stdout (one line per shape), TOP the --top it ran with (the per-shape count for
@@ -22,19 +23,23 @@ CAND = re.compile(r"\s+([\d.]+) us\s+Sm90Fp8GemmConfig\(block_m=(\d+), block_n=(
 SHAPE = re.compile(r"shape (\w+):(\d+)x(\d+)x(\d+): (\d+) candidates")
 
 # The model's constants as src/heuristics/sm90_fp8_gemm.cpp defines them (its constexpr doubles, by name), so
-# this mirror of predict_us() cannot drift from them; eff_1d1d is the script's own (1.0: no 1D1D term in C++).
+# this mirror of predict_us() cannot drift from them.
 MODEL_SOURCE = Path(__file__).resolve().parent.parent / "src" / "heuristics" / "sm90_fp8_gemm.cpp"
 CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", sms_full_dram="kSmsForFullDram",
                  tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
                  splitk_fixed="kSplitKFusedFixedUs", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
-                 odd_n="kOddNEfficiency")
+                 odd_n="kOddNEfficiency", eff_1d1d="k1D1DEfficiency", odd_n_1d1d="k1D1DOddNEfficiency")
 # splitk_fixed is the fused split's fixed cost: since 35cd048 every split candidate the heuristics offer is fused,
 # so tune logs from then on measure only that form.
 
 
 def read_constants():
     defined = dict(re.findall(r"constexpr double (k\w+) = ([\d.]+);", MODEL_SOURCE.read_text()))
-    return dict({key: float(defined[name]) for key, name in CPP_NAMES.items()}, eff_1d1d=1.0)
+    consts = {key: float(defined[name]) for key, name in CPP_NAMES.items() if name in defined}
+    # The 1D1D terms, where the C++ model has none yet: no 1D1D factor, the 1D2D odd-width factor.
+    consts.setdefault("eff_1d1d", 1.0)
+    consts.setdefault("odd_n_1d1d", consts["odd_n"])
+    return consts
 
 
 CURRENT = read_constants()
@@ -84,7 +89,7 @@ def predict(P, prob, c):
     smem_cycles = (64.0 * 32 + c["bn"] * 32.0) / 128.0
     eff = min(1.0, math_cycles / smem_cycles)
     if c["bn"] % 32:
-        eff *= P["odd_n"]
+        eff *= P["odd_n_1d1d"] if wgrad else P["odd_n"]
     eff *= P["eff_1wg"] if c["bm"] == 64 else P["eff_2wg"]
     if wgrad:
         eff *= P["eff_1d1d"]
@@ -122,6 +127,12 @@ def main():
     if args and args[0] == "--score":
         given = dict(CURRENT, **{kv.split("=")[0]: float(kv.split("=")[1]) for kv in args[1].split(",")})
         args = args[2:]
+    # --only k,k: fit just these constants (e.g. the 1D1D terms on weight-gradient logs, leaving the rest as fitted
+    # on the forward shapes).
+    only = None
+    if args and args[0] == "--only":
+        only = args[1].split(",")
+        args = args[2:]
     rows = []
     for i in range(0, len(args), 3):
         rows += load(args[i], args[i + 1], int(args[i + 2]))
@@ -135,7 +146,9 @@ def main():
     P = dict(CURRENT)
     fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "l2"]
     if any(r["role"] == "wgrad" for r in rows):  # unconstrained (and meaningless) without 1D1D measurements
-        fit_keys.append("eff_1d1d")
+        fit_keys += ["eff_1d1d", "odd_n_1d1d"]
+    if only is not None:
+        fit_keys = only
     # Coordinate search on the log error, tie-broken by the pick quality; a few sweeps of multiplicative steps.
     for _ in range(6):
         for key in fit_keys:
