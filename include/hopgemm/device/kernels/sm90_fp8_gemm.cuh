@@ -4,9 +4,11 @@
 // the B scales that are not TMA-loadable; row-major A scales: warps 1-3 (block_m >= 128: 0-3) stage 8 k-blocks
 // of them in registers, one full 32-byte sector per row, and store one column per stage) and one or two math
 // warpgroups (wgmma
-// m64nNk32 e4m3 from smem, promotion every 128 K on CUDA cores, swizzled TMA-store epilogue).
-// Split-K (k_splits > 1): work units are (tile, split); each stores its FP32 partial into a workspace
-// plane that kernels/sm90_splitk_reduce.cuh sums into D.
+// m64nNk32 e4m3 from smem, promotion every 128 K on CUDA cores, swizzled TMA-store epilogue; FP32 D += A B^T
+// reduces from registers into D instead: reduces_from_registers).
+// Split-K (k_splits > 1): work units are (tile, split); a fused split sums the others' partials itself
+// (epilogue/sm90_splitk_fused.cuh), an unfused one stores its FP32 partial into a workspace plane that
+// kernels/sm90_splitk_reduce.cuh sums into D.
 // Host contract (descriptors, launch): kernels/sm90_fp8_gemm_types.cuh.
 
 #include "hopgemm/device/common.cuh"

@@ -56,7 +56,7 @@ struct Sm90Fp8GemmConfig {
   int cluster_n = 1;     // 2: CTA pair shares A (adjacent n-blocks), multicast
   int recipe = kRecipe1D2D;
   int out_dtype = kOutBf16;
-  int accumulate = 0;    // 1: D += result through TMA reduce-add
+  int accumulate = 0;    // 1: D += result (red.global from registers, or TMA reduce-add: reduces_from_registers)
   int sfa_k_major = 0;   // 0: sfa MN-major TMA-aligned (TMA), 1: row-major [M, ceil(K/128)] (ld.global)
   int sfb_k_major = 1;   // 1D1D only: 0 MN-major TMA-aligned (TMA), 1 row-major (cp.async)
   int num_sms = 132;     // grid size (persistent CTAs); multiple of the cluster size
