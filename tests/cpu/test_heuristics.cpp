@@ -128,6 +128,35 @@ TEST(Heuristics, MaxStagesFillsSharedMemory) {
 }
 
 
+// FP32 D += A B^T with one unit per tile reduces into D from registers, so its candidates carry no staging tile
+// and get the stages it would have taken; only where D staged in a pipeline stage reaches the same depth (256x128
+// at K >= 8192) does that form stay (measured faster there at equal depth). A plain FP32 D and split-K keep the
+// staging tile.
+TEST(Heuristics, AccumulatingTilesReduceFromRegisters) {
+  for (int64_t k : {4096, 8192}) {
+    const Fp8GemmProblem p = problem(7168, 2112, k, /*wgrad=*/true);
+    for (const auto& choice : heuristics::rank_fp8_gemm_configs(p, SIZE_MAX)) {
+      const auto& c = choice.config;
+      SCOPED_TRACE(heuristics::describe(choice));
+      if (c.k_splits > 1 || c.d_in_stage == 1) {
+        EXPECT_FALSE(device::reduces_from_registers(c));
+        EXPECT_TRUE(c.d_in_stage == 0 || (c.block_m == 256 && k >= 8192));
+        continue;
+      }
+      EXPECT_TRUE(device::reduces_from_registers(c));
+      EXPECT_EQ(device::smem_layout(c).d, 0);
+      EXPECT_EQ(c.num_stages, heuristics::max_stages(c));
+      if (c.block_m == 128 && c.block_n >= 144 && c.block_n <= 160) EXPECT_EQ(c.num_stages, 6);
+    }
+  }
+  Fp8GemmProblem plain = problem(7168, 2112, 4096, /*wgrad=*/true);
+  plain.accumulate = 0;
+  for (const auto& choice : heuristics::rank_fp8_gemm_configs(plain, 8)) {
+    EXPECT_FALSE(device::reduces_from_registers(choice.config));
+    if (choice.config.d_in_stage == 0) EXPECT_GT(device::smem_layout(choice.config).d, 0);
+  }
+}
+
 // Golden choices: a change to the model or the tuning table that moves one of these must update this table
 // on purpose (with the measurement that justifies it): rows of tuned problems come from the tuning table
 // (src/heuristics/sm90_fp8_gemm_tuned.inc, measured on the H100 by `hopgemm tune`). Problem {m, n, k, recipe, out_dtype, accumulate,
