@@ -13,6 +13,7 @@
 #include "api/gemm_internal.hpp"
 #include "api/gemm_sources.hpp"
 #include "bench/bench_result.hpp"
+#include "bench/confirm.hpp"
 #include "bench/timer.hpp"
 #include "cli.hpp"
 #include "gemm_inputs.hpp"
@@ -24,11 +25,6 @@
 namespace hopgemm::cli {
 namespace {
 
-// The confirmation round: candidates whose first pass came within kConfirmWithin of the fastest (at most
-// kConfirmFinalists of them) are timed kConfirmRounds more times each, in rounds.
-constexpr double kConfirmWithin = 1.08;
-constexpr size_t kConfirmFinalists = 8;
-constexpr int kConfirmRounds = 5;
 
 // The same tile with each other valid consumer schedule: promotion overlap toggled, warpgroup turns toggled,
 // and split-K's reduction fused into the kernel or not.
@@ -49,6 +45,7 @@ std::vector<device::Sm90Fp8GemmConfig> schedule_variants(const device::Sm90Fp8Ge
   }
   return out;
 }
+
 
 }  // namespace
 
@@ -110,8 +107,6 @@ int run_tune(Args& args) {
     GemmInputs in(plan.shape, mn_major_sfa, seed, stream);
     seed += 2;
     const TensorView* c = plan.shape.wgrad() ? &in.dv : nullptr;
-    double best_us = 1e30, model_us = 0;
-    const heuristics::Fp8GemmChoice* best = nullptr;
     // Median time of one configuration on these inputs; a configuration the op refuses times as "infinite".
     auto time_config = [&](const device::Sm90Fp8GemmConfig& config, const char* indent) {
       try {
@@ -123,11 +118,11 @@ int run_tune(Args& args) {
         return 1e30;
       }
     };
-    std::vector<std::vector<double>> passes(plan.candidates.size());  // each candidate's medians
+    std::vector<double> first_pass(plan.candidates.size());
     for (size_t i = 0; i < plan.candidates.size(); ++i) {
       const auto& candidate = plan.candidates[i];
-      passes[i].push_back(time_config(candidate.config, "  "));
-      std::fprintf(stderr, "  %8.1f us  %s\n", passes[i][0], heuristics::describe(candidate).c_str());
+      first_pass[i] = time_config(candidate.config, "  ");
+      std::fprintf(stderr, "  %8.1f us  %s\n", first_pass[i], heuristics::describe(candidate).c_str());
       if (schedules) {
         for (const auto& v : schedule_variants(candidate.config)) {
           std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d wg_order=%d splitk_fused=%d\n",
@@ -135,54 +130,28 @@ int run_tune(Args& args) {
         }
       }
     }
-    if (passes.empty()) continue;
-    model_us = passes[0][0];
-    // One pass's median can be off by several percent for a configuration, enough to crown the wrong tile (or
-    // drop the right one): the GPU slows as it heats under sustained load (H100, 2026-11-22: 128x152 at wgrad
-    // 7168x4096x4096 read 292 us late in a tune pass, 271-272 us in bench and try_configs runs; the same
-    // finalists read 3-12% slower in a third pass than in a second). The candidates near the fastest are timed
-    // again in rounds, taking turns, and ranked by the median over rounds of their time relative to the round's
-    // fastest, so that drift between rounds cancels.
-    std::vector<size_t> finalists(plan.candidates.size());
-    for (size_t i = 0; i < finalists.size(); ++i) finalists[i] = i;
-    std::stable_sort(finalists.begin(), finalists.end(), [&](size_t x, size_t y) { return passes[x][0] < passes[y][0]; });
-    const double cutoff = passes[finalists[0]][0] * kConfirmWithin;
-    while (finalists.size() > kConfirmFinalists || (finalists.size() > 1 && passes[finalists.back()][0] > cutoff))
-      finalists.pop_back();
-    std::vector<std::vector<double>> relative(finalists.size());
-    for (int round = 0; round < kConfirmRounds; ++round) {
-      double fastest = 1e30;
-      for (size_t i : finalists) fastest = std::min(fastest, passes[i].emplace_back(time_config(plan.candidates[i].config, "  ")));
-      for (size_t f = 0; f < finalists.size(); ++f) relative[f].push_back(passes[finalists[f]].back() / fastest);
-    }
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    double best_score = 1e30;
-    for (size_t f = 0; f < finalists.size(); ++f) {
-      const size_t i = finalists[f];
-      const double score = median(relative[f]);
-      const double us = median(std::vector<double>(passes[i].begin() + 1, passes[i].end()));
-      std::string all;
-      for (double t : passes[i]) {
-        char buf[32];
-        std::snprintf(buf, sizeof(buf), all.empty() ? "%.1f" : " %.1f", t);
-        all += buf;
-      }
-      std::fprintf(stderr, "  confirm %.3fx of the round's fastest, %8.1f us (passes %s)  %s\n", score, us, all.c_str(),
-                   heuristics::describe(plan.candidates[i]).c_str());
-      if (score < best_score) {
-        best_score = score;
-        best_us = us;
-        best = &plan.candidates[i];
-      }
-    }
-    if (best == nullptr || best_us >= 1e30) continue;
+    if (first_pass.empty()) continue;
+    // The candidates close to the fastest are timed again in rounds (bench/confirm.hpp: the GPU's speed drifts).
+    const bench::Confirmed confirmed = bench::confirm_fastest(
+        first_pass, [&](size_t i) { return time_config(plan.candidates[i].config, "  "); }, {},
+        [&](size_t i, double score, double us, const std::vector<double>& times) {
+          std::string all;
+          for (double t : times) {
+            char buf[32];
+            std::snprintf(buf, sizeof(buf), all.empty() ? "%.1f" : " %.1f", t);
+            all += buf;
+          }
+          std::fprintf(stderr, "  confirm %.3fx of the round's fastest, %8.1f us (passes %s)  %s\n", score, us,
+                       all.c_str(), heuristics::describe(plan.candidates[i]).c_str());
+        });
+    if (confirmed.us >= 1e30) continue;
+    const heuristics::Fp8GemmChoice* best = &plan.candidates[confirmed.index];
+    const double best_us = confirmed.us;
+    const double model_us = first_pass[0];
     const auto& b = best->config;
     // The model pick against the winner on their first passes (both from the same sweep; the confirmation
     // rounds run later, on a warmer GPU).
-    const double best_first_us = passes[static_cast<size_t>(best - plan.candidates.data())][0];
+    const double best_first_us = first_pass[confirmed.index];
     std::printf("%-5s %6lld %6lld %6lld  model pick %8.1f us  best %8.1f us (%5.1f TFLOPS; model pick %.2fx of it "
                 "in the first pass)  %dx%d s%d c%dx%d k%d\n",
                 api::gemm_role_name(plan.shape.role), (long long)plan.shape.m, (long long)plan.shape.n,
