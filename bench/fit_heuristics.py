@@ -35,11 +35,7 @@ CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", sms_full_dr
 
 def read_constants():
     defined = dict(re.findall(r"constexpr double (k\w+) = ([\d.]+);", MODEL_SOURCE.read_text()))
-    consts = {key: float(defined[name]) for key, name in CPP_NAMES.items() if name in defined}
-    # The 1D1D terms, where the C++ model has none yet: no 1D1D factor, the 1D2D odd-width factor.
-    consts.setdefault("eff_1d1d", 1.0)
-    consts.setdefault("odd_n_1d1d", consts["odd_n"])
-    return consts
+    return {key: float(defined[name]) for key, name in CPP_NAMES.items()}
 
 
 CURRENT = read_constants()

@@ -7,7 +7,6 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 
-#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>

@@ -205,7 +205,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   params.sfa_ld = static_cast<int>(r.sfa_ld);
   params.sfb_ld = static_cast<int>(r.sfb_ld);
   params.sfb_kstride = static_cast<int>(r.sfb_kstride);
-  if (d.dtype == DType::kFloat32) {  // reduces_from_registers: D by pointer (row stride even: TMA-aligned)
+  if (device::reduces_from_registers(cfg)) {  // D by pointer (row stride even: TMA-aligned)
     params.d = static_cast<float*>(d.data);
     params.ldd = d.stride(0);
   }

@@ -25,27 +25,34 @@ const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields() {
   return fields;
 }
 
+namespace {
+
+// The tunable field called `name`; else Error(kInvalidArgument) naming `who` and listing the tunable ones.
+const Sm90Fp8GemmConfigField& tunable_field(const std::string& name, const char* who) {
+  const auto& fields = sm90_fp8_gemm_config_fields();
+  auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.tunable && name == f.name; });
+  if (it == fields.end()) {
+    std::string tunable;
+    for (const auto& f : fields)
+      if (f.tunable) tunable += std::string(tunable.empty() ? "" : ", ") + f.name;
+    throw Error(ErrorKind::kInvalidArgument,
+                std::string(who) + ": unknown or fixed config field '" + name + "' (tunable: " + tunable + ")");
+  }
+  return *it;
+}
+
+}  // namespace
+
 device::Sm90Fp8GemmConfig apply_config_overrides(device::Sm90Fp8GemmConfig config,
                                                  const std::map<std::string, int>& overrides, const char* who) {
-  const auto& fields = sm90_fp8_gemm_config_fields();
-  for (const auto& [name, value] : overrides) {
-    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.tunable && name == f.name; });
-    if (it == fields.end()) {
-      std::string tunable;
-      for (const auto& f : fields)
-        if (f.tunable) tunable += std::string(tunable.empty() ? "" : ", ") + f.name;
-      throw Error(ErrorKind::kInvalidArgument,
-                  std::string(who) + ": unknown or fixed config field '" + name + "' (tunable: " + tunable + ")");
-    }
-    config.*(it->member) = value;
-  }
+  for (const auto& [name, value] : overrides) config.*(tunable_field(name, who).member) = value;
   if (overrides.contains("k_splits") && !overrides.contains("splitk_fused"))
     config.splitk_fused = heuristics::preferred_splitk_fused(config);
   if (!overrides.contains("num_stages")) config.num_stages = heuristics::max_stages(config);
   return config;
 }
 
-std::map<std::string, int> parse_config_overrides(const std::string& text) {
+std::map<std::string, int> parse_config_overrides(const std::string& text, const char* who) {
   std::map<std::string, int> overrides;
   size_t start = 0;
   while (start < text.size()) {
@@ -62,9 +69,9 @@ std::map<std::string, int> parse_config_overrides(const std::string& text) {
     }
     if (used != item.size() - eq - 1) {
       throw Error(ErrorKind::kInvalidArgument,
-                  "config override '" + item + "' is not field=integer (e.g. block_n=128,num_stages=4)");
+                  std::string(who) + ": config override '" + item + "' is not field=integer (e.g. block_n=128,num_stages=4)");
     }
-    overrides[item.substr(0, eq)] = value;
+    overrides[tunable_field(item.substr(0, eq), who).name] = value;
     start = end + 1;
   }
   return overrides;

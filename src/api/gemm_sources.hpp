@@ -29,8 +29,8 @@ const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields();
 device::Sm90Fp8GemmConfig apply_config_overrides(device::Sm90Fp8GemmConfig config,
                                                  const std::map<std::string, int>& overrides, const char* who);
 // "field=value,field=value" (as `hopgemm bench --config` and bench/try_configs.py take them) -> overrides; a
-// malformed item throws Error(kInvalidArgument).
-std::map<std::string, int> parse_config_overrides(const std::string& text);
+// malformed item or a name apply_config_overrides would refuse throws Error(kInvalidArgument) naming `who`.
+std::map<std::string, int> parse_config_overrides(const std::string& text, const char* who);
 
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& config);
 jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig& config);

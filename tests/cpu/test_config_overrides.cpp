@@ -12,19 +12,27 @@ namespace hopgemm {
 namespace {
 
 TEST(ConfigOverrides, Parse) {
-  const auto o = api::parse_config_overrides("block_n=64,k_splits=4");
+  const auto o = api::parse_config_overrides("block_n=64,k_splits=4", "test");
   ASSERT_EQ(o.size(), 2u);
   EXPECT_EQ(o.at("block_n"), 64);
   EXPECT_EQ(o.at("k_splits"), 4);
-  EXPECT_TRUE(api::parse_config_overrides("").empty());
+  EXPECT_TRUE(api::parse_config_overrides("", "test").empty());
   for (const char* bad : {"block_n", "block_n=", "=4", "block_n=6x", "block_n=64,,k_splits=2"}) {
     try {
-      api::parse_config_overrides(bad);
+      api::parse_config_overrides(bad, "test");
       ADD_FAILURE() << bad;
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
       EXPECT_NE(std::string(e.what()).find("field=integer"), std::string::npos) << e.what();
     }
+  }
+  // Names are checked as apply_config_overrides checks them, so a typo fails before any work is done.
+  try {
+    api::parse_config_overrides("block_n=64,blok_m=128", "--config");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("'blok_m'"), std::string::npos) << e.what();
   }
 }
 

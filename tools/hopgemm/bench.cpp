@@ -91,8 +91,7 @@ int run_bench(Args& args) {
   // --config field=value,...: our kernel runs the heuristics' config with these fields changed (as
   // bench/try_configs.py does), so a config field can be timed against the baselines without the Python package.
   const std::string config_text = args.take("config");
-  const std::map<std::string, int> overrides = api::parse_config_overrides(config_text);
-  api::apply_config_overrides({}, overrides, "--config");  // unknown field names fail here, before any GPU work
+  const std::map<std::string, int> overrides = api::parse_config_overrides(config_text, "--config");
   if (flush != "write" && flush != "clean") {
     throw Error(ErrorKind::kInvalidArgument,
                 "--flush must be 'write' (write 256 MB before each call, L2 left dirty) or 'clean' (then read it back: "

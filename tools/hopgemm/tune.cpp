@@ -3,7 +3,6 @@
 // problems. Candidates are compiled in parallel first, then timed like `hopgemm bench` (L2 flushed, median).
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -25,7 +24,6 @@
 namespace hopgemm::cli {
 namespace {
 
-
 // The same tile with each other valid consumer schedule: promotion overlap toggled, warpgroup turns toggled,
 // and split-K's reduction fused into the kernel or not.
 std::vector<device::Sm90Fp8GemmConfig> schedule_variants(const device::Sm90Fp8GemmConfig& c) {
@@ -45,7 +43,6 @@ std::vector<device::Sm90Fp8GemmConfig> schedule_variants(const device::Sm90Fp8Ge
   }
   return out;
 }
-
 
 }  // namespace
 
@@ -130,7 +127,6 @@ int run_tune(Args& args) {
         }
       }
     }
-    if (first_pass.empty()) continue;
     // The candidates close to the fastest are timed again in rounds (bench/confirm.hpp: the GPU's speed drifts).
     const bench::Confirmed confirmed = bench::confirm_fastest(
         first_pass, [&](size_t i) { return time_config(plan.candidates[i].config, "  "); }, {},
