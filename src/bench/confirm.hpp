@@ -21,7 +21,7 @@ struct Confirmed {
 
 // One median of a sweep can be off by several percent, enough to crown the wrong candidate or drop the right one:
 // the GPU slows as it heats under sustained load (H100, 2026-11-22: one config read 292 us late in a tune sweep and
-// 271-272 us in separate runs; the same finalists read 3-12% slower in a third round than in a second, 15-20% on
+// 271-272 us in separate runs; the same finalists read 3-12% slower in a third round than in a second, 16-21% on
 // the largest GEMMs). Within a round, taking turns, they see nearly the same conditions, so ranking by the time
 // relative to the round's fastest cancels the drift between rounds.
 // first_pass[i]: candidate i's time in the sweep (1e30: refused); time(i) times it again. report(i, score, us,
