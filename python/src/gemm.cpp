@@ -72,9 +72,7 @@ void def_fp8_gemm(nb::module_& m, const char* name, const char* compiled_dims, c
 }
 
 // Test and tuning hook: fp8_gemm_nt with the heuristics' config for the problem, then `overrides` applied
-// by field name (e.g. {"k_splits": 4, "block_n": 64}); num_stages follows the new tile unless overridden.
-// Fields not overridden keep the heuristics' values, except that overriding k_splits alone re-derives how the
-// split is reduced the way the heuristics would (heuristics::preferred_splitk_fused).
+// by field name (e.g. {"k_splits": 4, "block_n": 64}; api::apply_config_overrides).
 void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handle c, const Recipe& recipe,
                              const std::map<std::string, int>& overrides, nb::handle stream) {
   GemmOptions options;
@@ -87,15 +85,7 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
   const TensorView* pc = tc.rank < 0 ? nullptr : &tc;
   device::Sm90Fp8GemmConfig config =
       heuristics::choose_fp8_gemm_config(api::fp8_gemm_problem(ta, tsfa, tb, tsfb, td, pc, options)).config;
-  const auto& fields = api::sm90_fp8_gemm_config_fields();
-  for (const auto& [name, value] : overrides) {
-    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.tunable && name == f.name; });
-    if (it == fields.end()) throw Error(ErrorKind::kInvalidArgument, "_fp8_gemm_nt_with_config: unknown config field '" + name + "'");
-    config.*(it->member) = value;
-  }
-  if (overrides.contains("k_splits") && !overrides.contains("splitk_fused"))
-    config.splitk_fused = heuristics::preferred_splitk_fused(config);
-  if (!overrides.contains("num_stages")) config.num_stages = heuristics::max_stages(config);
+  config = api::apply_config_overrides(config, overrides, "_fp8_gemm_nt_with_config");
   launch(ctx, stream, [&](cudaStream_t s) { api::fp8_gemm_nt_with_config(ta, tsfa, tb, tsfb, td, pc, options, config, s); });
 }
 

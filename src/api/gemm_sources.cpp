@@ -1,6 +1,10 @@
 #include "api/gemm_sources.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "heuristics/sm90_fp8_gemm.hpp"
+#include "hopgemm/error.hpp"
 
 namespace hopgemm::api {
 
@@ -20,6 +24,51 @@ const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields() {
       {"sfb_regs", &C::sfb_regs, true},
   };
   return fields;
+}
+
+device::Sm90Fp8GemmConfig apply_config_overrides(device::Sm90Fp8GemmConfig config,
+                                                 const std::map<std::string, int>& overrides, const char* who) {
+  const auto& fields = sm90_fp8_gemm_config_fields();
+  for (const auto& [name, value] : overrides) {
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.tunable && name == f.name; });
+    if (it == fields.end()) {
+      std::string tunable;
+      for (const auto& f : fields)
+        if (f.tunable) tunable += std::string(tunable.empty() ? "" : ", ") + f.name;
+      throw Error(ErrorKind::kInvalidArgument,
+                  std::string(who) + ": unknown or fixed config field '" + name + "' (tunable: " + tunable + ")");
+    }
+    config.*(it->member) = value;
+  }
+  if (overrides.contains("k_splits") && !overrides.contains("splitk_fused"))
+    config.splitk_fused = heuristics::preferred_splitk_fused(config);
+  if (!overrides.contains("num_stages")) config.num_stages = heuristics::max_stages(config);
+  return config;
+}
+
+std::map<std::string, int> parse_config_overrides(const std::string& text) {
+  std::map<std::string, int> overrides;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const size_t eq = item.find('=');
+    size_t used = 0;
+    int value = 0;
+    try {
+      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("no name=value");
+      value = std::stoi(item.substr(eq + 1), &used);
+    } catch (const std::exception&) {
+      used = std::string::npos;
+    }
+    if (used != item.size() - eq - 1) {
+      throw Error(ErrorKind::kInvalidArgument,
+                  "config override '" + item + "' is not field=integer (e.g. block_n=128,num_stages=4)");
+    }
+    overrides[item.substr(0, eq)] = value;
+    start = end + 1;
+  }
+  return overrides;
 }
 
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {

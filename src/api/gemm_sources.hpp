@@ -1,6 +1,8 @@
 #pragma once
 // Kernel sources of the GEMM families: rendering for the kernel caches, and the set a suite needs
 // (for precompile).
+#include <map>
+#include <string>
 #include <vector>
 
 #include "api/suites.hpp"
@@ -20,6 +22,15 @@ struct Sm90Fp8GemmConfigField {
   bool tunable;
 };
 const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields();
+// `config` with the tunable fields in `overrides` set by name (the test, tuning and bench hook behind
+// `_fp8_gemm_nt_with_config` and `hopgemm bench --config`): num_stages follows the new tile unless overridden, and
+// overriding k_splits alone re-derives how the split is reduced the way the heuristics would. An unknown or
+// non-tunable name throws Error(kInvalidArgument) naming `who`. Validity against a problem is checked at launch.
+device::Sm90Fp8GemmConfig apply_config_overrides(device::Sm90Fp8GemmConfig config,
+                                                 const std::map<std::string, int>& overrides, const char* who);
+// "field=value,field=value" (as `hopgemm bench --config` and bench/try_configs.py take them) -> overrides; a
+// malformed item throws Error(kInvalidArgument).
+std::map<std::string, int> parse_config_overrides(const std::string& text);
 
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& config);
 jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig& config);

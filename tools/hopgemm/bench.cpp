@@ -9,15 +9,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "api/gemm_internal.hpp"
+#include "api/gemm_sources.hpp"
 #include "api/suites.hpp"
 #include "bench/bench_result.hpp"
 #include "bench/cublaslt_baselines.hpp"
 #include "bench/timer.hpp"
-#include "api/gemm_internal.hpp"
 #include "cli.hpp"
 #include "gemm_inputs.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
@@ -86,6 +88,11 @@ int run_bench(Args& args) {
   const int iters = args.take_int("iters", 30);
   const std::string sfa_layout = args.take("sfa", "mn");
   const std::string flush = args.take("flush", "write");
+  // --config field=value,...: our kernel runs the heuristics' config with these fields changed (as
+  // bench/try_configs.py does), so a config field can be timed against the baselines without the Python package.
+  const std::string config_text = args.take("config");
+  const std::map<std::string, int> overrides = api::parse_config_overrides(config_text);
+  api::apply_config_overrides({}, overrides, "--config");  // unknown field names fail here, before any GPU work
   if (flush != "write" && flush != "clean") {
     throw Error(ErrorKind::kInvalidArgument,
                 "--flush must be 'write' (write 256 MB before each call, L2 left dirty) or 'clean' (then read it back: "
@@ -105,7 +112,8 @@ int run_bench(Args& args) {
   bench::CublasLtBaselines cublaslt;
   bench::BenchReport report;
   const std::string selection = shape.empty() ? "--suite " + suite + (role.empty() ? "" : " --role " + role) : "--shape " + shape;
-  report.header = bench::collect_header(git_commit(), "hopgemm bench " + selection + " --sfa " + sfa_layout + " --flush " + flush,
+  report.header = bench::collect_header(git_commit(), "hopgemm bench " + selection + " --sfa " + sfa_layout + " --flush " + flush +
+                                                         (config_text.empty() ? "" : " --config " + config_text),
                                         (shape.empty() ? suite + (role.empty() ? "" : "-" + role) : "shape-" + shape) +
                                             (flush == "clean" ? "-clean-l2" : ""));
   report.header.copy_bandwidth_gbps = bench::copy_bandwidth_gbps();
@@ -139,11 +147,19 @@ int run_bench(Args& args) {
     row.k = s.k;
     row.note = api::gemm_role_name(s.role);
     GemmOptions options;
-    row.config = heuristics::describe(
-        heuristics::choose_fp8_gemm_config(api::fp8_gemm_problem(a8v, sfav, b8v, sfbv, dv, wgrad ? &dv : nullptr, options)));
+    const TensorView* c = wgrad ? &dv : nullptr;
+    heuristics::Fp8GemmChoice choice =
+        heuristics::choose_fp8_gemm_config(api::fp8_gemm_problem(a8v, sfav, b8v, sfbv, dv, c, options));
+    if (!overrides.empty()) choice.config = api::apply_config_overrides(choice.config, overrides, "--config");
+    row.config = heuristics::describe(choice) + (overrides.empty() ? "" : " with --config " + config_text);
     try {
       row.ours_us = bench::time_call(
-                        [&](cudaStream_t st) { fp8_gemm_nt(a8v, sfav, b8v, sfbv, dv, wgrad ? &dv : nullptr, options, st); },
+                        [&](cudaStream_t st) {
+                          if (overrides.empty())
+                            fp8_gemm_nt(a8v, sfav, b8v, sfbv, dv, c, options, st);
+                          else
+                            api::fp8_gemm_nt_with_config(a8v, sfav, b8v, sfbv, dv, c, options, choice.config, st);
+                        },
                         stream, timer)
                         .median_us;
     } catch (const Error& e) {
