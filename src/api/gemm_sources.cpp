@@ -21,6 +21,7 @@ const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields() {
       {"d_passes", &C::d_passes, true},       {"d_in_stage", &C::d_in_stage, true},
       {"shape_n", &C::shape_n, false},        {"shape_k", &C::shape_k, false},
       {"k_splits", &C::k_splits, true},      {"splitk_fused", &C::splitk_fused, true},
+      {"sfb_regs", &C::sfb_regs, true},
   };
   return fields;
 }

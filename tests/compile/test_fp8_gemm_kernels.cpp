@@ -151,6 +151,35 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
   expect_configs_compile(configs);
 }
 
+TEST(Fp8GemmKernels, BScalesInRegistersCompileWithNvrtc) {
+  // sfb_regs (1D2D B scales held by the math warps) with each consumer schedule: one wave (256x128, D in its last
+  // stage; 128x192), warpgroup turns (128x128), the overlapped next block (64x128), fused split-K, a cluster.
+  struct Variant {
+    int block_m, block_n, promote_overlap, wg_order, d_in_stage, d_passes, k_splits, cluster_n;
+  };
+  const Variant variants[] = {
+      {256, 128, 0, 0, 1, 2, 1, 2}, {128, 192, 0, 0, 0, 1, 1, 1}, {128, 128, 0, 1, 0, 1, 1, 2},
+      {64, 128, 1, 0, 0, 1, 1, 1},  {64, 64, 1, 0, 0, 1, 4, 1},
+  };
+  std::vector<device::Sm90Fp8GemmConfig> configs;
+  for (const auto& v : variants) {
+    device::Sm90Fp8GemmConfig c = recipe_config(device::kRecipe1D2D);
+    c.block_m = v.block_m;
+    c.block_n = v.block_n;
+    c.promote_overlap = v.promote_overlap;
+    c.wg_order = v.wg_order;
+    c.d_in_stage = v.d_in_stage;
+    c.d_passes = v.d_passes;
+    c.k_splits = v.k_splits;
+    c.splitk_fused = v.k_splits > 1 ? 1 : 0;
+    c.cluster_n = v.cluster_n;
+    c.sfb_regs = 1;
+    c.num_stages = heuristics::max_stages(c);
+    configs.push_back(c);
+  }
+  expect_configs_compile(configs);
+}
+
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
   const auto compiler = jit::make_nvcc_compiler();
   const auto s = distinct_suite_sources().front();

@@ -55,7 +55,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   constexpr bool kFusedSplitK = kSplits > 1 && kConfig.splitk_fused == 1;
   constexpr bool kPartialStore = kSplits > 1 && !kFusedSplitK;
   constexpr bool kSfbTma = k1D1D && kConfig.sfb_k_major == 0;
-  constexpr bool kUsesCpAsync = !kSfbTma;  // 1D2D's sfb always comes by cp.async
+  // 1D2D B scales (the two 128x128 blocks a tile's columns fall into, per k-block): copied into each stage by the
+  // producer (cp.async), or with sfb_regs held in the math warps' registers, 32 k-blocks per chunk (lane j: k-block
+  // 32c + j), loaded a chunk ahead and read with a shuffle: no per-stage copy, which cost 1-3% on big tiles
+  // (bench/results/h100-2026-11-22-ab-sfb-path.txt). Row-major 1D1D B scales come by cp.async, one per row.
+  constexpr bool kSfbInRegs = !k1D1D && kConfig.sfb_regs == 1;
+  constexpr bool kUsesCpAsync = !kSfbTma && !kSfbInRegs;
   // Row-major sfa: the last kSfaWarps producer warps each hold 4 consecutive k-blocks of kSfaPasses x 16 rows
   // (16 rows x 2 halves of a 32-byte row sector per warp and pass), loaded once per kSfaChunk k-blocks; per-stage
   // 4-byte cp.async reads cost one L2 sector per row per k-block (8x the bytes, +25% L2 traffic on 256x128 A2).
@@ -200,7 +205,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
               if constexpr (kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, kb, bar);
             }
             if constexpr (kUsesCpAsync) {
-              if constexpr (!k1D1D) {
+              if constexpr (!k1D1D) {  // (not with kSfbInRegs: kUsesCpAsync is false then)
                 // The (at most two) 128x128 B-scale blocks this tile's columns fall into.
                 const i32 row = n0 / 128 + static_cast<i32>(lane);
                 if (lane < 2)
@@ -285,13 +290,50 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       const u32 sfa_s = sfa_thread + (s * kSmem.sfa_stage / 4 + w * 64) * 4;
       return RowScales{ptx::ld_shared_f32(sfa_s), ptx::ld_shared_f32(sfa_s + 8 * 4)};
     };
-    auto load_col_scales = [&](u32 s) {
-      const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
+    // kSfbInRegs: the current and the next chunk of the B scales (x: the tile's first 128-column block, y: the
+    // next one; zero past the edge or past the unit's k-blocks), and where the next chunk comes from once this
+    // unit's chunks are used up: the CTA's next unit (a copy of the scheduler looked one unit ahead).
+    constexpr i32 kSfbChunk = 32;
+    float2 sfb_cur = make_float2(0.0f, 0.0f), sfb_next = make_float2(0.0f, 0.0f);
+    const i32 num_sfb_blocks = ceil_div(n, 128);
+    auto load_sfb_chunk = [&](i32 n_blk, i32 kb0, i32 kb_stop) {  // issued now, waited for at first use
+      const i32 row = n_blk * kBlockN / 128, kb = kb0 + static_cast<i32>(lane);
+      const float* src = params.sfb + static_cast<i64>(min(kb, kb_stop - 1)) * params.sfb_kstride;
+      float2 v = make_float2(0.0f, 0.0f);
+      if (kb < kb_stop) {
+        v.x = ptx::ld_global_f32(src + static_cast<i64>(min(row, num_sfb_blocks - 1)) * params.sfb_ld);
+        v.y = ptx::ld_global_f32(src + static_cast<i64>(min(row + 1, num_sfb_blocks - 1)) * params.sfb_ld);
+        if (row >= num_sfb_blocks) v.x = 0.0f;
+        if (row + 1 >= num_sfb_blocks) v.y = 0.0f;
+      }
+      return v;
+    };
+    i32 sfb_n_block = 0, sfb_kb_begin = 0, sfb_kb_end = 0;                 // this unit
+    bool sfb_has_next = false;
+    i32 sfb_next_n_block = 0, sfb_next_kb_begin = 0, sfb_next_kb_end = 0;  // the CTA's next unit
+    // After chunk c of this unit became current: the next one, or the next unit's first.
+    auto prefetch_sfb = [&](i32 c) {
+      if (sfb_kb_begin + (c + 1) * kSfbChunk < sfb_kb_end)
+        sfb_next = load_sfb_chunk(sfb_n_block, sfb_kb_begin + (c + 1) * kSfbChunk, sfb_kb_end);
+      else if (sfb_has_next)
+        sfb_next = load_sfb_chunk(sfb_next_n_block, sfb_next_kb_begin, sfb_next_kb_end);
+    };
+    // Column scales of the unit's k-block kb (k-block order, once each; kb only matters with kSfbInRegs).
+    auto load_col_scales = [&](u32 s, i32 kb) {
       ColScales c;
-      if constexpr (k1D1D)
+      const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
+      if constexpr (k1D1D) {
         mma::load_col_scales_1d1d<kBlockN>(c.sb, sfb_s, lane);
-      else
+      } else if constexpr (kSfbInRegs) {
+        if (kb % kSfbChunk == 0 && kb > 0) {
+          sfb_cur = sfb_next;
+          prefetch_sfb(kb / kSfbChunk);
+        }
+        const int src_lane = kb % kSfbChunk;
+        c.sb[0] = make_float2(__shfl_sync(0xffffffffu, sfb_cur.x, src_lane), __shfl_sync(0xffffffffu, sfb_cur.y, src_lane));
+      } else {
         c.sb[0] = make_float2(sfb_s[0], sfb_s[1]);
+      }
       return c;
     };
     auto promote = [&](float (&f)[kBlockN / 2], const float (&a)[kBlockN / 2], const RowScales& r, const ColScales& c) {
@@ -347,10 +389,26 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     constexpr u32 kTurnBarrier = 3;  // 3, 4 (0: __syncthreads, 1, 2: epilogue per warpgroup)
     if constexpr (kOrdered)
       if (wg == 1) ptx::bar_arrive(kTurnBarrier, 256);
+    bool first_unit = true;  // kSfbInRegs: its first B-scale chunk is loaded at the unit start, later ones ahead
     while (sched.next(m_block, n_block)) {
       i32 kb_begin, kb_end;
       k_block_range(kb_begin, kb_end);
       const i32 unit_k_blocks = kb_end - kb_begin;
+      if constexpr (kSfbInRegs) {
+        sfb_n_block = n_block;
+        sfb_kb_begin = kb_begin;
+        sfb_kb_end = kb_end;
+        // The first unit's first chunk now (its latency overlaps the first full-barrier wait); later units'
+        // were prefetched during the previous unit.
+        sfb_cur = first_unit ? load_sfb_chunk(n_block, kb_begin, kb_end) : sfb_next;
+        first_unit = false;
+        auto ahead = sched;
+        i32 next_m_block;
+        sfb_has_next = ahead.next(next_m_block, sfb_next_n_block);
+        sfb_next_kb_begin = ahead.k_split * k_blocks_per_split;
+        sfb_next_kb_end = min(sfb_next_kb_begin + k_blocks_per_split, num_k_blocks);
+        prefetch_sfb(0);
+      }
       // Stage s of k-block kb consumed. d_in_stage keeps the tile's last stage for the epilogue's D staging
       // and releases it after the store has read it.
       auto release_k_block = [&](u32 s, i32 kb) {
@@ -369,7 +427,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         // Block kb lives in acc[kBuf]. step: issue block kb+1 into the other buffer, wait until only
         // it is in flight, promote kb. finish: last block, drain and promote. Unrolled by two so the
         // buffer index is static, and every path issues/waits the same way (else ptxas serialises).
-        auto consume = [&]<int kBuf>(bool last) {
+        auto consume = [&]<int kBuf>(bool last, i32 kb) {
           pipeline::StageRing<kStages> next = ring;
           next.advance();
           if (last) {
@@ -383,7 +441,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           ptx::wgmma_fence_operand(acc[kBuf]);
           // Two accumulator sets leave no registers for 1D1D's per-column scales ahead of time: they are
           // read during the promotion, so that stage is released after it.
-          const ColScales cs = load_col_scales(ring.stage);
+          const ColScales cs = load_col_scales(ring.stage, kb);
           if constexpr (!k1D1D) {
             scales_read(ring.stage);
             release(ring.stage);
@@ -397,15 +455,15 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         };
         for (i32 kb = 0;; kb += 2) {
           if (kb + 1 >= unit_k_blocks) {
-            consume.template operator()<0>(true);
+            consume.template operator()<0>(true, kb);
             break;
           }
-          consume.template operator()<0>(false);
+          consume.template operator()<0>(false, kb);
           if (kb + 2 >= unit_k_blocks) {
-            consume.template operator()<1>(true);
+            consume.template operator()<1>(true, kb + 1);
             break;
           }
-          consume.template operator()<1>(false);
+          consume.template operator()<1>(false, kb + 1);
         }
       } else if constexpr (kWavePipelined) {
         // Both waves' WGMMA batches go out together; wave 0 is promoted while wave 1 runs on the tensor
@@ -413,18 +471,18 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
-          const ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
+          const ColScales cs = kColScalesInRegs ? load_col_scales(s, kb) : ColScales{};
           const RowScales rs0 = load_row_scales(s, 0), rs1 = load_row_scales(s, 1);
           issue_mma(acc[0], s, 0);
           issue_mma(acc[1], s, 1);
           if (kColScalesInRegs) scales_read(s);
           ptx::wgmma_wait_group<1>();
           ptx::wgmma_fence_operand(acc[0]);
-          promote(fin[0], acc[0], rs0, kColScalesInRegs ? cs : load_col_scales(s));
+          promote(fin[0], acc[0], rs0, kColScalesInRegs ? cs : load_col_scales(s, kb));
           ptx::wgmma_wait_group<0>();
           ptx::wgmma_fence_operand(acc[1]);
           if (kColScalesInRegs) release_k_block(s, kb);
-          promote(fin[1], acc[1], rs1, kColScalesInRegs ? cs : load_col_scales(s));
+          promote(fin[1], acc[1], rs1, kColScalesInRegs ? cs : load_col_scales(s, kb));
           if (!kColScalesInRegs) {
             scales_read(s);
             release_k_block(s, kb);
@@ -435,7 +493,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
-          const ColScales cs = kColScalesInRegs ? load_col_scales(s) : ColScales{};
+          const ColScales cs = kColScalesInRegs ? load_col_scales(s, kb) : ColScales{};
 #pragma unroll
           for (int w = 0; w < kWaves; ++w) {
             const RowScales rs = load_row_scales(s, w);
@@ -447,7 +505,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::wgmma_fence_operand(acc[0]);
             // Before the last promotion: refill starts sooner.
             if (kColScalesInRegs && w == kWaves - 1) release_k_block(s, kb);
-            promote(fin[w], acc[0], rs, kColScalesInRegs ? cs : load_col_scales(s));
+            promote(fin[w], acc[0], rs, kColScalesInRegs ? cs : load_col_scales(s, kb));
           }
           if (!kColScalesInRegs) {
             scales_read(s);

@@ -79,6 +79,8 @@ struct Sm90Fp8GemmConfig {
                          //    order to a workspace and counts itself on the tile's counter; the split that
                          //    finishes last adds the others' partials (in split order) and stores D itself:
                          //    no reduce kernel, no second launch
+  int sfb_regs = 0;      // 1 (1D2D): the math warps hold the B block scales in registers, 32 k-blocks per chunk
+                         //    loaded a chunk ahead, instead of the producer copying them into every stage
 };
 
 struct Sm90Fp8GemmParams {
@@ -193,9 +195,10 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
   const bool producer_regs_ok = !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1);
+  const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
-  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok &&
+  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok && sfb_regs_ok &&
          cluster_ok && flags_ok &&
          shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;
