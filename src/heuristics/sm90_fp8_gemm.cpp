@@ -24,6 +24,7 @@ constexpr double kDramGBps = 3000.0;       // device copy
 constexpr double kL2GBps = 6600.0;         // L2 -> SM fill rate, all SMs (fitted)
 constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
 constexpr double kTileOverheadUs = 2.1;    // prologue + epilogue + promotion tail per tile (fitted)
+constexpr int64_t kSfbRegsMinK = 4096;      // from here on 1D2D keeps the B scales in registers (sfb_regs)
 // Kernel launch + ramp, and (in the timings fitted) the write-back of the L2 flush's dirty lines.
 constexpr double kLaunchUs = 6.7;
 // A math warpgroup's serial chain per 128-K block (wait for the stage, 4 WGMMAs, wait, promote, release)
@@ -155,6 +156,10 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         // one promoting while the other's batch runs (H100: 128x128 +4-5% at 4096x7168x16384, +12% at
         // 4096x512x32768, 140.6 -> 124.8 us; no gain at block_n 192: docs/notes/fp8_gemm_kernel.md v5).
         c.wg_order = !is_1d1d && block_m == 128 && block_n <= 128 ? 1 : 0;
+        // 1D2D at long K: the math warps hold the B scales (a chunk of 32 k-blocks loaded a chunk ahead) instead of
+        // the producer copying them into every stage (H100, alternating rounds: -0.3 .. -1.7% at K >= 7168, +0.7% at
+        // K = 2048, +10% at K = 512; bench/results/h100-2026-11-22-try-sfb-regs.txt).
+        c.sfb_regs = !is_1d1d && p.k >= kSfbRegsMinK ? 1 : 0;
         c.num_stages = max_stages(c);
         // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
         // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two

@@ -230,6 +230,12 @@ PIPELINES = {
     "1d2d-256x128-d-in-stage": dict(block_m=256, block_n=128, promote_overlap=0, d_in_stage=1, d_passes=2,
                                     num_stages=4),
     "1d2d-64x96-across-blocks": dict(block_m=64, block_n=96, promote_overlap=1),
+    # sfb_regs: the 1D2D B scales in the math warps' registers (33 k-blocks: a second chunk of 32).
+    "1d2d-256x128-sfb-regs": dict(block_m=256, block_n=128, sfb_regs=1, cluster_m=1, cluster_n=2),
+    "1d2d-256x128-sfb-regs-d-in-stage": dict(block_m=256, block_n=128, sfb_regs=1, d_in_stage=1, d_passes=2,
+                                             num_stages=4),
+    "1d2d-128x128-sfb-regs-wg-order": dict(block_m=128, block_n=128, sfb_regs=1, wg_order=1),
+    "1d2d-64x96-sfb-regs-across-blocks": dict(block_m=64, block_n=96, sfb_regs=1, promote_overlap=1),
 }
 
 
@@ -239,7 +245,8 @@ def test_consumer_pipelines(name, sfb_mn_major):
     recipe_1d1d = name.startswith("1d1d")
     m, n, k = 777, 1000, 4224  # 4224 = 33 k-blocks: odd count, partial last block for nothing but the tail
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 31 + sfb_mn_major)
-    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0)
+    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
+                     sfb_regs=0)
     overrides.update(PIPELINES[name])
     sfb_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfb) if sfb_mn_major else sfb
     sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
@@ -253,6 +260,25 @@ def test_consumer_pipelines(name, sfb_mn_major):
         gemm_with((a8, sfa_arg), (b8, sfb_arg), d, **overrides)
         assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
         assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
+@pytest.mark.parametrize("overrides", [
+    dict(block_m=128, block_n=128, wg_order=1),
+    dict(block_m=256, block_n=128, d_in_stage=1, d_passes=2, num_stages=4, cluster_n=2),
+    dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1),
+])
+def test_sfb_regs_across_units(overrides):
+    # Several tiles per CTA: the first B-scale chunk of a CTA's next unit is loaded while the current unit runs;
+    # K of 70 k-blocks (three chunks, the last partial), N not a multiple of the tile.
+    m, n, k = 2000, 3000, 70 * 128
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=5)
+    d = poisoned(m, n, torch.bfloat16)
+    full = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
+                promote_overlap=0, sfb_regs=1)
+    full.update(overrides)
+    gemm_with((a8, hopgemm.get_mn_major_tma_aligned_tensor(sfa)), (b8, sfb), d, **full)
+    assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
 # ---- split-K (forced through the internal config hook; the heuristics pick it only where it pays) ----------
