@@ -296,12 +296,7 @@ void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, co
                   cudaStream_t stream) {
   ResolvedGemm r;
   if (!prepare(op, a, sfa, b, sfb, d, c, options, stream, r)) return;
-  const auto& choice = choice_memo().get(r.problem, heuristics::choose_fp8_gemm_config,
-                                         [](const heuristics::Fp8GemmChoice& ch) {
-                                           if (runtime::env().print_configs || runtime::env().jit_debug) {
-                                             std::fprintf(stderr, "hopgemm: %s\n", heuristics::describe(ch).c_str());
-                                           }
-                                         });
+  const auto& choice = api::fp8_gemm_choice(r.problem);
   if (choice.num_tiles == 0) {
     throw Error(ErrorKind::kUnsupported,
                 std::string(op) + ": no kernel configuration fits " + heuristics::describe(r.problem));
@@ -312,6 +307,14 @@ void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, co
 }  // namespace
 
 namespace api {
+
+const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProblem& problem) {
+  return choice_memo().get(problem, heuristics::choose_fp8_gemm_config, [](const heuristics::Fp8GemmChoice& ch) {
+    if (runtime::env().print_configs || runtime::env().jit_debug) {
+      std::fprintf(stderr, "hopgemm: %s\n", heuristics::describe(ch).c_str());
+    }
+  });
+}
 
 heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                             const TensorView& sfb, const TensorView& d, const TensorView* c,

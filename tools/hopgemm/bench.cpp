@@ -147,8 +147,7 @@ int run_bench(Args& args) {
     row.note = api::gemm_role_name(s.role);
     GemmOptions options;
     const TensorView* c = wgrad ? &dv : nullptr;
-    heuristics::Fp8GemmChoice choice =
-        heuristics::choose_fp8_gemm_config(api::fp8_gemm_problem(a8v, sfav, b8v, sfbv, dv, c, options));
+    heuristics::Fp8GemmChoice choice = api::fp8_gemm_choice(api::fp8_gemm_problem(a8v, sfav, b8v, sfbv, dv, c, options));
     if (!overrides.empty()) choice.config = api::apply_config_overrides(choice.config, overrides, "--config");
     row.config = heuristics::describe(choice) + (overrides.empty() ? "" : " with --config " + config_text);
     try {
