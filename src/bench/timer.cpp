@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -159,15 +160,44 @@ cudaGraphExec_t capture_calls(const std::function<void(cudaStream_t)>& fn, int c
 
 }  // namespace
 
+namespace {
+
+// The untimed back-to-back loop of TimerOptions::sustain_ms: batches of calls, one batch always queued behind the
+// one running, so the GPU never waits for the host.
+void sustain(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, const DeviceBuffer* flush,
+             const TimerOptions& options) {
+  constexpr int kBatch = 8;
+  std::array<cudaEvent_t, 2> done{};
+  for (auto& e : done) HOPGEMM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.sustain_ms);
+  for (int batch = 0; std::chrono::steady_clock::now() < until; ++batch) {
+    for (int i = 0; i < kBatch; ++i) {
+      if (flush != nullptr) {
+        HOPGEMM_CUDA_CHECK(cudaMemsetAsync(flush->get(), i, flush->bytes(), stream));
+        if (options.flush_mode == L2Flush::kWriteThenRead) sweep_l2(*flush, stream);
+      }
+      fn(stream);
+    }
+    HOPGEMM_CUDA_CHECK(cudaEventRecord(done[batch % 2], stream));
+    if (batch > 0) HOPGEMM_CUDA_CHECK(cudaEventSynchronize(done[(batch + 1) % 2]));
+  }
+  HOPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (auto& e : done) cudaEventDestroy(e);
+}
+
+}  // namespace
+
 Timing time_call(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, const TimerOptions& options) {
-  if (options.iters < 1 || options.warmups < 0 || options.graph_calls < 1) {
+  if (options.iters < 1 || options.warmups < 0 || options.graph_calls < 1 || options.sustain_ms < 0) {
     throw Error(ErrorKind::kInvalidArgument, "time_call: iters=" + std::to_string(options.iters) +
                                                  " warmups=" + std::to_string(options.warmups) + " graph_calls=" +
-                                                 std::to_string(options.graph_calls) +
-                                                 " (need iters >= 1, warmups >= 0, graph_calls >= 1)");
+                                                 std::to_string(options.graph_calls) + " sustain_ms=" +
+                                                 std::to_string(options.sustain_ms) +
+                                                 " (need iters >= 1, warmups >= 0, graph_calls >= 1, sustain_ms >= 0)");
   }
   const DeviceBuffer* flush = options.flush_l2 ? &flush_buffer() : nullptr;
   for (int i = 0; i < options.warmups; ++i) fn(stream);
+  if (options.sustain_ms > 0) sustain(fn, stream, flush, options);
 
   EventPairs events(options.iters);
   for (int i = 0; i < options.iters; ++i) {

@@ -53,6 +53,10 @@ struct TimerOptions {
   L2Flush flush_mode = L2Flush::kWrite;
   bool allow_graph = true;  // without flush: replay `graph_calls` captured calls for calls under kGraphThresholdUs
   int graph_calls = 20;
+  // Before the samples, repeat (flush +) call back to back for this long: an H100 running big FP8 GEMMs for
+  // seconds settles 3-21% slower than in a burst of 30 calls (clocks under the power limit), and a training loop
+  // lives in that settled state. 0: burst timing only.
+  int sustain_ms = 0;
 };
 
 struct Timing {
@@ -71,6 +75,7 @@ struct Timing {
 //   no flush: back-to-back calls; if the median is under kGraphThresholdUs (and allow_graph), graph_calls calls
 //     are captured into one CUDA graph and each sample is (one replay) / graph_calls: warm-L2 throughput without
 //     launch gaps or event granularity.
+//   sustain_ms > 0: either mode, after the warm-ups, runs the (flush +) call loop untimed for sustain_ms first.
 // Exceptions from fn (e.g. Error(kUnsupported) from a baseline) propagate from the first warm-up call.
 // The JIT source of the L2 sweep kernel the kWriteThenRead flush launches (for compile tests and precompile).
 jit::KernelSource render_l2_sweep(const device::L2SweepConfig& config);

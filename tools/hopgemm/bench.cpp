@@ -88,6 +88,9 @@ int run_bench(Args& args) {
   const int iters = args.take_int("iters", 30);
   const std::string sfa_layout = args.take("sfa", "mn");
   const std::string flush = args.take("flush", "write");
+  // --sustain-ms N: each kernel (ours and each baseline) runs back to back for N ms before its samples, so every
+  // figure is taken at the clocks a saturated training loop settles to, not those of a burst.
+  const int sustain_ms = args.take_int("sustain-ms", 0);
   // --config field=value,...: our kernel runs the heuristics' config with these fields changed (as
   // bench/try_configs.py does), so a config field can be timed against the baselines without the Python package.
   const std::string config_text = args.take("config");
@@ -96,6 +99,9 @@ int run_bench(Args& args) {
     throw Error(ErrorKind::kInvalidArgument,
                 "--flush must be 'write' (write 256 MB before each call, L2 left dirty) or 'clean' (then read it back: "
                 "a clean, cold L2), got '" + flush + "'");
+  }
+  if (sustain_ms < 0 || sustain_ms > 60000) {
+    throw Error(ErrorKind::kInvalidArgument, "--sustain-ms must be 0 .. 60000 milliseconds, got " + std::to_string(sustain_ms));
   }
   if (sfa_layout != "mn" && sfa_layout != "row") {
     throw Error(ErrorKind::kInvalidArgument, "--sfa must be 'mn' (MN-major TMA-aligned) or 'row', got '" + sfa_layout + "'");
@@ -112,13 +118,15 @@ int run_bench(Args& args) {
   bench::BenchReport report;
   const std::string selection = shape.empty() ? "--suite " + suite + (role.empty() ? "" : " --role " + role) : "--shape " + shape;
   report.header = bench::collect_header(git_commit(), "hopgemm bench " + selection + " --sfa " + sfa_layout + " --flush " + flush +
-                                                         (config_text.empty() ? "" : " --config " + config_text),
+                                                         (config_text.empty() ? "" : " --config " + config_text) +
+                                                         (sustain_ms > 0 ? " --sustain-ms " + std::to_string(sustain_ms) : ""),
                                         (shape.empty() ? suite + (role.empty() ? "" : "-" + role) : "shape-" + shape) +
-                                            (flush == "clean" ? "-clean-l2" : ""));
+                                            (flush == "clean" ? "-clean-l2" : "") + (sustain_ms > 0 ? "-sustained" : ""));
   report.header.copy_bandwidth_gbps = bench::copy_bandwidth_gbps();
   bench::TimerOptions timer;
   timer.iters = iters;
   timer.flush_mode = flush == "clean" ? bench::L2Flush::kWriteThenRead : bench::L2Flush::kWrite;
+  timer.sustain_ms = sustain_ms;
 
   // Two unit scales for the per-tensor baseline, each 16-byte aligned (cuBLASLt refuses less).
   DeviceBuffer ones(sizeof(float) * 8);
