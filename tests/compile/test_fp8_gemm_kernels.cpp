@@ -126,8 +126,9 @@ TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
 }
 
 TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
-  // split-K with the reduction in the kernel: small-M tiles of both recipes, a two-warpgroup 1D2D tile, and a
-  // width whose float4 chunks do not split into groups of 8 (64x80: 10 chunks per thread).
+  // split-K with the reduction in the kernel: small-M tiles of both recipes, two-warpgroup tiles up to the register
+  // bound of is_valid (1D2D 128x160, 1D1D 256x104), and a width whose float4 chunks do not split into groups of 8
+  // (64x80: 10 chunks per thread).
   struct Variant {
     int recipe, block_m, block_n, k_splits, promote_overlap;
   };
@@ -136,6 +137,8 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
       {device::kRecipe1D2D, 64, 80, 8, 1},
       {device::kRecipe1D2D, 128, 64, 3, 0},
       {device::kRecipe1D1D, 64, 128, 2, 1},
+      {device::kRecipe1D2D, 128, 160, 2, 0},
+      {device::kRecipe1D1D, 256, 104, 2, 0},
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {

@@ -127,6 +127,26 @@ TEST(Heuristics, MaxStagesFillsSharedMemory) {
   EXPECT_TRUE(stages == 16 || device::smem_bytes(c) > device::kSm90SmemCapacity);
 }
 
+// Fused split-K on two math warpgroups is offered only where ptxas keeps the partials' exchange out of local
+// memory (the compile tests check the largest valid tiles); one math warpgroup has 248 registers and no bound.
+TEST(Heuristics, FusedSplitKOnlyWithinTheRegisterBound) {
+  auto fused = [](int block_m, int block_n) {
+    device::Sm90Fp8GemmConfig c;
+    c.block_m = block_m;
+    c.block_n = block_n;
+    c.k_splits = 2;
+    c.splitk_fused = 1;
+    c.num_stages = heuristics::max_stages(c);
+    return device::is_valid(c);
+  };
+  EXPECT_TRUE(fused(128, 160));
+  EXPECT_TRUE(fused(256, 96));
+  EXPECT_TRUE(fused(64, 192));
+  EXPECT_FALSE(fused(128, 192));
+  EXPECT_FALSE(fused(256, 112));
+  EXPECT_FALSE(fused(256, 128));
+}
+
 
 // FP32 D += A B^T with one unit per tile reduces into D from registers, so its candidates carry no staging tile
 // and get the stages it would have taken; only where D staged in a pipeline stage reaches the same depth (256x128

@@ -190,8 +190,12 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) == 2 && c.promote_overlap == 0);
   // Fused split-K counts the splits of a tile per CTA (no cluster: split-K never pairs CTAs) and writes each
   // thread's fragment as float4 chunks.
+  // With two math warpgroups (232 registers each) the partials' exchange needs registers beside the accumulators:
+  // (waves + 1) x block_n / 2 <= 160 (ptxas, both recipes: 128x160 and 256x104 clean; 256x112, 256x128 and 128x192
+  // spill 24-548 bytes).
   const bool fused_ok = c.splitk_fused == 0 ||
-                        (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0);
+                        (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0 &&
+                         (num_math_wgs(c) == 1 || (waves + 1) * c.block_n / 2 <= 160));
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
   const bool producer_regs_ok = !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1);
