@@ -156,13 +156,15 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
 
 TEST(Fp8GemmKernels, BScalesInRegistersCompileWithNvrtc) {
   // sfb_regs (1D2D B scales held by the math warps) with each consumer schedule: one wave (256x128, D in its last
-  // stage; 128x192), warpgroup turns (128x128), the overlapped next block (64x128), fused split-K, a cluster.
+  // stage; 128x192), warpgroup turns (128x128), the overlapped next block (64x128), fused split-K (up to the
+  // register bound of is_valid: 256x80, 128x160), a cluster.
   struct Variant {
     int block_m, block_n, promote_overlap, wg_order, d_in_stage, d_passes, k_splits, cluster_n;
   };
   const Variant variants[] = {
       {256, 128, 0, 0, 1, 2, 1, 2}, {128, 192, 0, 0, 0, 1, 1, 1}, {128, 128, 0, 1, 0, 1, 1, 2},
-      {64, 128, 1, 0, 0, 1, 1, 1},  {64, 64, 1, 0, 0, 1, 4, 1},
+      {64, 128, 1, 0, 0, 1, 1, 1},  {64, 64, 1, 0, 0, 1, 4, 1},  {256, 80, 0, 0, 0, 1, 2, 1},
+      {128, 160, 0, 0, 0, 1, 2, 1},
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {

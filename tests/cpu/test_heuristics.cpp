@@ -130,10 +130,11 @@ TEST(Heuristics, MaxStagesFillsSharedMemory) {
 // Fused split-K on two math warpgroups is offered only where ptxas keeps the partials' exchange out of local
 // memory (the compile tests check the largest valid tiles); one math warpgroup has 248 registers and no bound.
 TEST(Heuristics, FusedSplitKOnlyWithinTheRegisterBound) {
-  auto fused = [](int block_m, int block_n) {
+  auto fused = [](int block_m, int block_n, int sfb_regs = 0) {
     device::Sm90Fp8GemmConfig c;
     c.block_m = block_m;
     c.block_n = block_n;
+    c.sfb_regs = sfb_regs;
     c.k_splits = 2;
     c.splitk_fused = 1;
     c.num_stages = heuristics::max_stages(c);
@@ -145,6 +146,9 @@ TEST(Heuristics, FusedSplitKOnlyWithinTheRegisterBound) {
   EXPECT_FALSE(fused(128, 192));
   EXPECT_FALSE(fused(256, 112));
   EXPECT_FALSE(fused(256, 128));
+  EXPECT_TRUE(fused(256, 80, 1));
+  EXPECT_TRUE(fused(128, 160, 1));
+  EXPECT_FALSE(fused(256, 96, 1));
 }
 
 

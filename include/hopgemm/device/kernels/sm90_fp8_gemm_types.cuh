@@ -192,10 +192,12 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   // thread's fragment as float4 chunks.
   // With two math warpgroups (232 registers each) the partials' exchange needs registers beside the accumulators:
   // (waves + 1) x block_n / 2 <= 160 (ptxas, both recipes: 128x160 and 256x104 clean; 256x112, 256x128 and 128x192
-  // spill 24-548 bytes).
+  // spill 24-548 bytes), <= 120 for two waves with the B scales in registers (sfb_regs: 256x96 spills 12-28 bytes,
+  // 256x80 does not).
+  const int fused_regs = c.sfb_regs == 1 && waves == 2 ? 120 : 160;
   const bool fused_ok = c.splitk_fused == 0 ||
                         (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0 &&
-                         (num_math_wgs(c) == 1 || (waves + 1) * c.block_n / 2 <= 160));
+                         (num_math_wgs(c) == 1 || (waves + 1) * c.block_n / 2 <= fused_regs));
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
   const bool producer_regs_ok = !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1);
