@@ -3,9 +3,13 @@
 // without spills. One NVCC compile checks the second backend. Every split-K reduction variant compiles.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <set>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "api/gemm_sources.hpp"
 #include "api/suites.hpp"
@@ -63,6 +67,59 @@ TEST(Fp8GemmKernels, SuiteConfigsCompileWithNvrtc) {
                 s.code.substr(s.code.find("Config{")).c_str());
   }
   std::printf("%zu kernels, slowest NVRTC compile %.2f s\n", sources.size(), worst);
+}
+
+// Beyond the suites: the config the heuristics pick for any untuned problem must compile without spills too (a
+// spilling pick runs, slowly). A grid of problems of both recipes and every scale layout, each distinct pick
+// compiled on two threads (~500 kernels, about a minute on two cores). Found fused split-K tiles past the register
+// bound (is_valid's fused_ok).
+TEST(Fp8GemmKernels, PicksOverAShapeGridCompileWithoutSpills) {
+  std::set<std::string> seen;
+  std::vector<jit::KernelSource> sources;
+  for (int recipe : {device::kRecipe1D2D, device::kRecipe1D1D}) {
+    for (int sfa_k_major : {0, 1}) {
+      for (int sfb_k_major : {0, 1}) {
+        if (recipe == device::kRecipe1D2D && sfb_k_major == 0) continue;  // 1D2D reads either layout alike
+        for (int64_t m : {1, 16, 64, 96, 128, 200, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192, 16384}) {
+          for (int64_t n : {256, 576, 1024, 1536, 2112, 3072, 4096, 7168, 12288, 24576}) {
+            for (int64_t k : {256, 512, 1536, 2048, 4096, 7168, 16384}) {
+              heuristics::Fp8GemmProblem p;
+              p.m = m;
+              p.n = n;
+              p.k = k;
+              p.recipe = recipe;
+              p.out_dtype = recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
+              p.accumulate = recipe == device::kRecipe1D1D ? 1 : 0;
+              p.sfa_k_major = sfa_k_major;
+              p.sfb_k_major = sfb_k_major;
+              p.num_sms = 132;
+              const auto choice = heuristics::choose_fp8_gemm_config(p);
+              ASSERT_GT(choice.num_tiles, 0) << heuristics::describe(p);
+              auto s = api::render_sm90_fp8_gemm(choice.config);
+              if (seen.insert(s.code).second) sources.push_back(std::move(s));
+            }
+          }
+        }
+      }
+    }
+  }
+  std::vector<std::string> failures(sources.size());
+  std::atomic<size_t> next{0};
+  auto compile_some = [&] {
+    const auto compiler = jit::make_nvrtc_compiler();
+    for (size_t i; (i = next++) < sources.size();) {
+      const auto k = compiler->compile(sources[i], "");
+      if (k.cubin.empty() || k.resources.spills() || k.resources.stack_frame_bytes != 0)
+        failures[i] = "spills " + std::to_string(k.resources.spill_store_bytes) + "/" +
+                      std::to_string(k.resources.spill_load_bytes) + " bytes, stack " +
+                      std::to_string(k.resources.stack_frame_bytes) + ":\n" + sources[i].code + k.log;
+    }
+  };
+  std::thread other(compile_some);
+  compile_some();
+  other.join();
+  for (const auto& f : failures) EXPECT_TRUE(f.empty()) << f;
+  std::printf("%zu distinct picks compiled\n", sources.size());
 }
 
 TEST(Fp8GemmKernels, SplitKReduceCompilesWithNvrtc) {
