@@ -45,6 +45,15 @@ int Args::take_int(const std::string& name, int fallback) {
   return parsed;
 }
 
+int Args::take_int(const std::string& name, int fallback, int min, int max) {
+  const int value = take_int(name, fallback);
+  if (value < min || value > max) {
+    throw Error(ErrorKind::kInvalidArgument, "option --" + name + " must be " + std::to_string(min) + " .. " +
+                                                 std::to_string(max) + ", got " + std::to_string(value));
+  }
+  return value;
+}
+
 bool Args::take_flag(const std::string& name) {
   for (size_t i = 0; i < words_.size(); ++i) {
     if (!used_[i] && words_[i] == "--" + name) {

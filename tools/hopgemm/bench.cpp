@@ -90,7 +90,7 @@ int run_bench(Args& args) {
   const std::string flush = args.take("flush", "write");
   // --sustain-ms N: each kernel (ours and each baseline) runs back to back for N ms before its samples, so every
   // figure is taken at the clocks a saturated training loop settles to, not those of a burst.
-  const int sustain_ms = args.take_int("sustain-ms", 0);
+  const int sustain_ms = args.take_int("sustain-ms", 0, 0, 60000);
   // --config field=value,...: our kernel runs the heuristics' config with these fields changed (as
   // bench/try_configs.py does), so a config field can be timed against the baselines without the Python package.
   const std::string config_text = args.take("config");
@@ -99,9 +99,6 @@ int run_bench(Args& args) {
     throw Error(ErrorKind::kInvalidArgument,
                 "--flush must be 'write' (write 256 MB before each call, L2 left dirty) or 'clean' (then read it back: "
                 "a clean, cold L2), got '" + flush + "'");
-  }
-  if (sustain_ms < 0 || sustain_ms > 60000) {
-    throw Error(ErrorKind::kInvalidArgument, "--sustain-ms must be 0 .. 60000 milliseconds, got " + std::to_string(sustain_ms));
   }
   if (sfa_layout != "mn" && sfa_layout != "row") {
     throw Error(ErrorKind::kInvalidArgument, "--sfa must be 'mn' (MN-major TMA-aligned) or 'row', got '" + sfa_layout + "'");

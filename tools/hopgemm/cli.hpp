@@ -12,6 +12,8 @@ class Args {
   // Removes and returns the value of --name (or `fallback`).
   std::string take(const std::string& name, const std::string& fallback = "");
   int take_int(const std::string& name, int fallback);
+  // The same, refusing a value outside [min, max].
+  int take_int(const std::string& name, int fallback, int min, int max);
   bool take_flag(const std::string& name);
   // Removes and returns the next positional word ("" if none).
   std::string next_positional();

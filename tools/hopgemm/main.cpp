@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "                               --config: our kernel with these config fields changed (e.g. block_n=128);\n"
     "                               --sustain-ms: each kernel first runs back to back for MS ms (settled clocks)\n"
     "  tune [--suite NAME [--role R] | --shape [wgrad:]MxNxK] [--top N] [--out FILE.inc] [--schedules]\n"
-    "                               time the model's best N configs per shape; write the winners\n"
+    "       [--sustain-ms MS]      time the model's best N configs per shape; write the winners\n"
     "  precompile [--suite NAME] [--num-sms N] [--jobs N]\n"
     "                               compile every kernel a suite needs (no GPU needed)\n"
     "  cache ls | verify | clear    inspect or empty the JIT disk cache\n"

@@ -57,6 +57,9 @@ int run_tune(Args& args) {
   // --schedules: also time each candidate's other consumer schedules (warpgroup turns, promotion overlap)
   // where they are valid; printed for study (the table keys tiles, the schedule rules live in the heuristics).
   const bool schedules = args.take_flag("schedules");
+  // --sustain-ms N: every timing (first pass and confirmation rounds) runs its candidate back to back for N ms
+  // first, so candidates are compared at the settled clocks of a saturated GPU (bench --sustain-ms).
+  const int sustain_ms = args.take_int("sustain-ms", 0, 0, 60000);
   args.expect_consumed();
   if (!gpu_available() || device_info().arch_major != 9) {
     throw Error(ErrorKind::kUnsupported, "tune needs an SM90 (Hopper) GPU");
@@ -65,6 +68,7 @@ int run_tune(Args& args) {
   HOPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   bench::TimerOptions timer;
   timer.iters = iters;
+  timer.sustain_ms = sustain_ms;
   const GemmOptions options;
 
   struct Plan {
@@ -94,7 +98,8 @@ int run_tune(Args& args) {
 
   std::string table = "// hopgemm tune --suite " + suite + (shape.empty() ? "" : " --shape " + shape) +
                       (role.empty() ? "" : " --role " + role) + " --top " +
-                      std::to_string(top) + " --sfa " + (mn_major_sfa ? "mn" : "row") + " on " + device_info().name +
+                      std::to_string(top) + " --sfa " + (mn_major_sfa ? "mn" : "row") +
+                      (sustain_ms > 0 ? " --sustain-ms " + std::to_string(sustain_ms) : "") + " on " + device_info().name +
                       ", " + bench::utc_now_iso8601() + ", commit " + git_commit() + "\n";
   uint32_t seed = 100;
   for (const Plan& plan : plans) {
