@@ -272,12 +272,20 @@ std::string describe(const Fp8GemmProblem& p) {
 
 std::string describe(const Fp8GemmChoice& choice) {
   const auto& c = choice.config;
-  char text[256];
+  // The consumer schedule's fields where they differ from the defaults, spelled as `--config` takes them, so a
+  // printed pick can be timed again as it is (hopgemm bench --config, bench/try_configs.py).
+  std::string schedule;
+  for (const auto& [name, value] : {std::pair{"promote_overlap", c.promote_overlap}, {"wg_order", c.wg_order},
+                                    {"d_in_stage", c.d_in_stage}, {"d_passes", c.d_passes == 1 ? 0 : c.d_passes},
+                                    {"splitk_fused", c.splitk_fused}, {"sfb_regs", c.sfb_regs}}) {
+    if (value != 0) schedule += std::string(", ") + name + "=" + std::to_string(value);
+  }
+  char text[384];
   std::snprintf(text, sizeof(text),
                 "Sm90Fp8GemmConfig(block_m=%d, block_n=%d, stages=%d, cluster=%dx%d, k_splits=%d, num_sms=%d, band=%d, "
-                "smem=%d) tiles=%d waves=%d predicted=%.1f us",
+                "smem=%d%s) tiles=%d waves=%d predicted=%.1f us",
                 c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.k_splits, c.num_sms, c.raster_band,
-                device::smem_bytes(c), choice.num_tiles, choice.num_waves, choice.predicted_us);
+                device::smem_bytes(c), schedule.c_str(), choice.num_tiles, choice.num_waves, choice.predicted_us);
   return text;
 }
 

@@ -127,6 +127,21 @@ TEST(Heuristics, MaxStagesFillsSharedMemory) {
   EXPECT_TRUE(stages == 16 || device::smem_bytes(c) > device::kSm90SmemCapacity);
 }
 
+// HOPGEMM_PRINT_CONFIGS and the bench print the schedule fields that differ from the defaults, as --config spells
+// them, so a printed pick can be re-timed as it is.
+TEST(Heuristics, DescribeNamesTheScheduleFields) {
+  heuristics::Fp8GemmChoice choice;
+  choice.config.block_m = 256;
+  choice.config.block_n = 128;
+  const std::string plain = heuristics::describe(choice);
+  EXPECT_EQ(plain.find("wg_order"), std::string::npos) << plain;
+  choice.config.d_in_stage = 1;
+  choice.config.d_passes = 2;
+  choice.config.sfb_regs = 1;
+  const std::string text = heuristics::describe(choice);
+  EXPECT_NE(text.find(", d_in_stage=1, d_passes=2, sfb_regs=1)"), std::string::npos) << text;
+}
+
 // Fused split-K on two math warpgroups is offered only where ptxas keeps the partials' exchange out of local
 // memory (the compile tests check the largest valid tiles); one math warpgroup has 248 registers and no bound.
 TEST(Heuristics, FusedSplitKOnlyWithinTheRegisterBound) {
