@@ -3,7 +3,8 @@
 # (deepseek-v3 and wgrad-pr95 suites).
 # Logs (as logs.tgz) and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
 # Set HOPGEMM_COMMIT=<hash> for the JSON headers: the device machine's copy of .git can be older than the tree.
-# Usage: scripts/gpu_check.sh [tests|bench|all] [extra pytest args...]
+# Usage: scripts/gpu_check.sh [tests|bench|all|sustained] [extra pytest args...]
+#   sustained: both GEMM suites with --sustain-ms 500 (each kernel settled under load first; ~2.5 min)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"; shift || true
@@ -43,6 +44,13 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   tail -3 "$OUTDIR/bench_wgrad.log"
   cp bench/results/*-"$(date -u +%Y-%m-%d)"-deepseek-v3.json bench/results/*-"$(date -u +%Y-%m-%d)"-deepseek-v3.png \
      bench/results/*-"$(date -u +%Y-%m-%d)"-wgrad-pr95.json "$OUTDIR/" 2>/dev/null
+fi
+if [ "$what" = sustained ]; then
+  for suite in deepseek-v3 wgrad-pr95; do
+    "$BUILD_DIR/hopgemm" bench --suite "$suite" --sustain-ms 500 > "$OUTDIR/bench_${suite}_sustained.log" 2>&1 || status=1
+    tail -4 "$OUTDIR/bench_${suite}_sustained.log"
+  done
+  cp bench/results/*-"$(date -u +%Y-%m-%d)"-*-sustained.json "$OUTDIR/" 2>/dev/null
 fi
 # The device tool returns at most 8 files: the logs travel as one archive (the JSON and PNG stay beside it).
 (cd "$OUTDIR" && tar czf logs.tgz --remove-files ./*.log ./*.jsonl 2>/dev/null)
