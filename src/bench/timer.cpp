@@ -158,17 +158,18 @@ cudaGraphExec_t capture_calls(const std::function<void(cudaStream_t)>& fn, int c
   return ok ? exec : nullptr;
 }
 
-}  // namespace
-
-namespace {
-
 // The untimed back-to-back loop of TimerOptions::sustain_ms: batches of calls, one batch always queued behind the
 // one running, so the GPU never waits for the host.
 void sustain(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, const DeviceBuffer* flush,
              const TimerOptions& options) {
   constexpr int kBatch = 8;
-  std::array<cudaEvent_t, 2> done{};
-  for (auto& e : done) HOPGEMM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  using Event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, cudaError_t (*)(cudaEvent_t)>;
+  auto make_event = [] {
+    cudaEvent_t e = nullptr;
+    HOPGEMM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    return Event(e, cudaEventDestroy);
+  };
+  const std::array<Event, 2> done{make_event(), make_event()};
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.sustain_ms);
   for (int batch = 0; std::chrono::steady_clock::now() < until; ++batch) {
     for (int i = 0; i < kBatch; ++i) {
@@ -178,11 +179,10 @@ void sustain(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, c
       }
       fn(stream);
     }
-    HOPGEMM_CUDA_CHECK(cudaEventRecord(done[batch % 2], stream));
-    if (batch > 0) HOPGEMM_CUDA_CHECK(cudaEventSynchronize(done[(batch + 1) % 2]));
+    HOPGEMM_CUDA_CHECK(cudaEventRecord(done[batch % 2].get(), stream));
+    if (batch > 0) HOPGEMM_CUDA_CHECK(cudaEventSynchronize(done[(batch + 1) % 2].get()));
   }
   HOPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (auto& e : done) cudaEventDestroy(e);
 }
 
 }  // namespace
