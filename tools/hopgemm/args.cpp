@@ -80,4 +80,12 @@ void Args::expect_consumed() const {
   }
 }
 
+bool take_sfa_mn_major(Args& args) {
+  const std::string sfa = args.take("sfa", "mn");
+  if (sfa != "mn" && sfa != "row") {
+    throw Error(ErrorKind::kInvalidArgument, "--sfa must be 'mn' (MN-major TMA-aligned) or 'row', got '" + sfa + "'");
+  }
+  return sfa == "mn";
+}
+
 }  // namespace hopgemm::cli

@@ -86,7 +86,8 @@ int run_bench(Args& args) {
   std::string out_path = args.take("out");
   const bool plot = args.take_flag("plot");
   const int iters = args.take_int("iters", 30);
-  const std::string sfa_layout = args.take("sfa", "mn");
+  const bool mn_major_sfa = take_sfa_mn_major(args);
+  const std::string sfa_layout = mn_major_sfa ? "mn" : "row";
   const std::string flush = args.take("flush", "write");
   // --sustain-ms N: each kernel (ours and each baseline) runs back to back for N ms before its samples, so every
   // figure is taken at the clocks a saturated training loop settles to, not those of a burst.
@@ -100,10 +101,6 @@ int run_bench(Args& args) {
                 "--flush must be 'write' (write 256 MB before each call, L2 left dirty) or 'clean' (then read it back: "
                 "a clean, cold L2), got '" + flush + "'");
   }
-  if (sfa_layout != "mn" && sfa_layout != "row") {
-    throw Error(ErrorKind::kInvalidArgument, "--sfa must be 'mn' (MN-major TMA-aligned) or 'row', got '" + sfa_layout + "'");
-  }
-  const bool mn_major_sfa = sfa_layout == "mn";
   args.expect_consumed();
   if (!gpu_available()) throw Error(ErrorKind::kCuda, "bench needs a GPU; use `hopgemm precompile` on this machine");
   if (device_info().arch_major != 9) throw Error(ErrorKind::kUnsupported, "bench needs an SM90 (Hopper) GPU");

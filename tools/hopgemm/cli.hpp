@@ -25,10 +25,15 @@ class Args {
   std::vector<bool> used_;
 };
 
+// --sfa mn|row (default mn): true when the per-row scale tensors go to the op MN-major TMA-aligned, false for
+// row-major as quantised; anything else is an error naming the option.
+bool take_sfa_mn_major(Args& args);
+
 int run_info(Args& args);
 int run_cache(Args& args);
 int run_precompile(Args& args);
 int run_bench(Args& args);
 int run_tune(Args& args);
+int run_explain(Args& args);
 
 }  // namespace hopgemm::cli

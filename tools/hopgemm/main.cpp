@@ -21,6 +21,9 @@ constexpr const char* kUsage =
     "                               --sustain-ms: each kernel first runs back to back for MS ms (settled clocks)\n"
     "  tune [--suite NAME [--role R] | --shape [wgrad:]MxNxK] [--top N] [--out FILE.inc] [--schedules]\n"
     "       [--sustain-ms MS]      time the model's best N configs per shape; write the winners\n"
+    "  explain [--suite NAME [--role R] | --shape [wgrad:]MxNxK] [--sfa mn|row] [--num-sms N] [--top N]\n"
+    "                               the config the op would choose (tuned table or cost model) and the\n"
+    "                               model's best N candidates with predicted times (no GPU needed)\n"
     "  precompile [--suite NAME] [--num-sms N] [--jobs N]\n"
     "                               compile every kernel a suite needs (no GPU needed)\n"
     "  cache ls | verify | clear    inspect or empty the JIT disk cache\n"
@@ -41,6 +44,7 @@ int main(int argc, char** argv) {
     if (command == "bench") return hopgemm::cli::run_bench(args);
     if (command == "tune") return hopgemm::cli::run_tune(args);
     if (command == "precompile") return hopgemm::cli::run_precompile(args);
+    if (command == "explain") return hopgemm::cli::run_explain(args);
     if (command == "cache") return hopgemm::cli::run_cache(args);
     std::fprintf(stderr, "hopgemm: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 2;

@@ -53,7 +53,7 @@ int run_tune(Args& args) {
   const std::string out_path = args.take("out");
   const int top = args.take_int("top", 8);
   const int iters = args.take_int("iters", 20);
-  const bool mn_major_sfa = args.take("sfa", "mn") == "mn";
+  const bool mn_major_sfa = take_sfa_mn_major(args);
   // --schedules: also time each candidate's other consumer schedules (warpgroup turns, promotion overlap)
   // where they are valid; printed for study (the table keys tiles, the schedule rules live in the heuristics).
   const bool schedules = args.take_flag("schedules");
