@@ -2,15 +2,9 @@
 
 #include <algorithm>
 
+#include "bench/timer.hpp"  // median
+
 namespace hopgemm::bench {
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 Confirmed confirm_fastest(const std::vector<double>& first_pass, const std::function<double(size_t)>& time,
                           const ConfirmOptions& options,
