@@ -225,8 +225,11 @@ constexpr TunedFp8GemmEntry kTuned[] = {
 #include "heuristics/sm90_fp8_gemm_tuned.inc"
 };
 
-// The measured configuration for exactly this problem, if `hopgemm tune` recorded one.
-std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
+}  // namespace
+
+std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table() { return kTuned; }
+
+std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& p) {
   for (const TunedFp8GemmEntry& e : kTuned) {
     if (e.m != p.m || e.n != p.n || e.k != p.k || e.recipe != p.recipe || e.out_dtype != p.out_dtype ||
         e.accumulate != p.accumulate || e.sfa_k_major != p.sfa_k_major || e.sfb_k_major != p.sfb_k_major ||
@@ -247,13 +250,9 @@ std::optional<Fp8GemmChoice> tuned_choice(const Fp8GemmProblem& p) {
   return std::nullopt;
 }
 
-}  // namespace
-
-std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table() { return kTuned; }
-
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
   // The tuning table was measured with split-K among the candidates: a listed problem takes its winner.
-  if (auto tuned = tuned_choice(p)) return *tuned;
+  if (auto tuned = tuned_fp8_gemm_choice(p)) return *tuned;
   const auto ranked = rank_fp8_gemm_configs(p, 1);
   return ranked.empty() ? Fp8GemmChoice{} : ranked.front();
 }

@@ -2,6 +2,7 @@
 // Heuristics for the SM90 FP8 GEMM: GemmProblem -> Sm90Fp8GemmConfig. Pure and deterministic (no CUDA
 // calls), unit-tested on the CPU with golden tables (DESIGN.md §2.4).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct TunedFp8GemmEntry {
   int block_m, block_n, num_stages, cluster_m, cluster_n, raster_band, k_splits;
 };
 std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table();
+// The table's measured configuration for exactly `problem`, if `hopgemm tune` recorded one (what
+// choose_fp8_gemm_config returns ahead of the model).
+std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& problem);
 
 // Largest stage count that fits the shared-memory budget (0 if none does).
 int max_stages(device::Sm90Fp8GemmConfig config);

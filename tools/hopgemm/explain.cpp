@@ -1,7 +1,7 @@
 // hopgemm explain: the kernel configuration the op would choose for each shape, and why, without a GPU: the tuned
 // table's entry where one matches, else the cost model's ranking (its best candidates with predicted times).
-#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "api/gemm_sources.hpp"
@@ -10,18 +10,6 @@
 #include "heuristics/sm90_fp8_gemm.hpp"
 
 namespace hopgemm::cli {
-namespace {
-
-bool listed_in_tuned_table(const heuristics::Fp8GemmProblem& p) {
-  const auto table = heuristics::tuned_fp8_gemm_table();
-  return std::any_of(table.begin(), table.end(), [&](const heuristics::TunedFp8GemmEntry& e) {
-    return e.m == p.m && e.n == p.n && e.k == p.k && e.recipe == p.recipe && e.out_dtype == p.out_dtype &&
-           e.accumulate == p.accumulate && e.sfa_k_major == p.sfa_k_major && e.sfb_k_major == p.sfb_k_major &&
-           e.num_sms == p.num_sms;
-  });
-}
-
-}  // namespace
 
 int run_explain(Args& args) {
   const std::string suite = args.take("suite", "deepseek-v3");
@@ -34,9 +22,10 @@ int run_explain(Args& args) {
   const int k_major = mn_major_sfa ? 0 : 1;  // the layouts `hopgemm bench` and `tune` hand the op
   for (const auto& s : gemm_shapes(suite, shape, role)) {
     const heuristics::Fp8GemmProblem p = api::suite_gemm_problem({s.role, s.m, s.n, s.k}, num_sms, k_major, k_major);
-    const heuristics::Fp8GemmChoice choice = heuristics::choose_fp8_gemm_config(p);
+    const std::optional<heuristics::Fp8GemmChoice> tuned = heuristics::tuned_fp8_gemm_choice(p);
+    const heuristics::Fp8GemmChoice choice = tuned ? *tuned : heuristics::choose_fp8_gemm_config(p);
     std::printf("%s %lldx%lldx%lld: %s [%s]\n", api::gemm_role_name(s.role), (long long)s.m, (long long)s.n,
-                (long long)s.k, heuristics::describe(choice).c_str(), listed_in_tuned_table(p) ? "tuned" : "model");
+                (long long)s.k, heuristics::describe(choice).c_str(), tuned ? "tuned" : "model");
     const auto ranked = heuristics::rank_fp8_gemm_configs(p, static_cast<size_t>(top));
     for (size_t i = 0; i < ranked.size(); ++i) std::printf("  model #%zu: %s\n", i + 1, heuristics::describe(ranked[i]).c_str());
   }
