@@ -24,7 +24,7 @@ constexpr double kDramGBps = 3000.0;       // device copy
 constexpr double kL2GBps = 6600.0;         // L2 -> SM fill rate, all SMs (fitted)
 constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
 constexpr double kTileOverheadUs = 2.1;    // prologue + epilogue + promotion tail per tile (fitted)
-constexpr int64_t kSfbRegsMinK = 4096;      // from here on 1D2D keeps the B scales in registers (sfb_regs)
+constexpr int64_t kSfbRegsMinK = 4096;     // from here on 1D2D keeps the B scales in registers (sfb_regs)
 // Kernel launch + ramp, and (in the timings fitted) the write-back of the L2 flush's dirty lines.
 constexpr double kLaunchUs = 6.7;
 // A math warpgroup's serial chain per 128-K block (wait for the stage, 4 WGMMAs, wait, promote, release)
