@@ -27,6 +27,7 @@ SETS = {
     "tune40": ("h100-2026-11-22-tune40-fwd-candidates.log", "h100-2026-11-22-tune40-fwd.log", 40),
     "heldout": ("h100-2026-11-22-heldout-candidates.log", "h100-2026-11-22-heldout-summary.txt", 40),
     "heldout2": ("h100-2026-11-22-heldout2-candidates.log", "h100-2026-11-22-heldout2-summary.txt", 40),
+    "heldout3": ("h100-2026-11-22-heldout3-candidates.log", "h100-2026-11-22-heldout3-summary.txt", 80),
     "wgrad-held": ("h100-2026-11-22-heldout-wgrad-candidates.log", "h100-2026-11-22-heldout-wgrad-summary.txt", 150),
 }
 
