@@ -104,10 +104,18 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   u64* const sf_full = empty + kStages;  // sf_chunks: a chunk slot loaded / read (kSfChunkSlots each)
   u64* const sf_empty = sf_full + kSfChunkSlots;
   const u32 sf_chunk_addr = ptx::smem_addr(sf_chunk_ring);
-  // The chunk of a unit's k-block kb: the CTA's chunks so far (both roles count them alike) + kb / 4; its slot and the
+  // Chunks are aligned to k-block multiples of 4 (a box must start 16-byte aligned: TMA faults otherwise), so a split-K
+  // unit starting elsewhere begins with a partial chunk. The chunk of k-block kb (absolute) of the unit starting at
+  // sf_kb_begin: the CTA's chunks so far (both roles count them alike) + its chunk within the unit; its slot and the
   // parity of the slot's barrier phase follow.
   u32 sf_chunks_before = 0;
-  auto sf_chunk_of = [&](i32 kb) { return sf_chunks_before + static_cast<u32>(kb) / kSfChunkKBlocks; };
+  i32 sf_kb_begin = 0;
+  auto sf_chunk_of = [&](i32 kb) {
+    return sf_chunks_before + static_cast<u32>(kb / kSfChunkKBlocks - sf_kb_begin / kSfChunkKBlocks);
+  };
+  auto sf_chunk_starts = [&](i32 kb) { return kb % kSfChunkKBlocks == 0 || kb == sf_kb_begin; };
+  // After a unit [kb_begin, kb_end): its chunks counted.
+  auto count_sf_chunks = [&](i32 kb_end) { sf_chunks_before = sf_chunk_of(kb_end - 1) + 1; };
   // 1D2D: every lane of a math warp reads the stage's B block scales (one broadcast load), which the producer
   // refills by cp.async. Besides its warp's release, each math thread arrives on its CTA's empty barrier for its
   // own read (kReadersArrive): one arrival per reading thread is what racecheck accepts (a __syncwarp and one
@@ -195,6 +203,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         const i32 m0 = m_block * kBlockM, n0 = n_block * kBlockN;
         i32 kb_begin, kb_end;
         k_block_range(kb_begin, kb_end);
+        sf_kb_begin = kb_begin;
         for (i32 kb = kb_begin; kb < kb_end; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           // Issued before the empty wait, so the loads' latency hides behind it.
@@ -226,14 +235,15 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
               if constexpr (kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, kb, bar);
               if constexpr (kSfChunks) {
                 // A chunk's first k-block: its slot, once the math warps have read the chunk it held.
-                if ((kb - kb_begin) % kSfChunkKBlocks == 0) {
-                  const u32 chunk = sf_chunk_of(kb - kb_begin), slot = chunk % kSfChunkSlots;
+                if (sf_chunk_starts(kb)) {
+                  const u32 chunk = sf_chunk_of(kb), slot = chunk % kSfChunkSlots;
+                  const i32 x = kb / kSfChunkKBlocks * kSfChunkKBlocks;
                   ptx::mbarrier_wait(&sf_empty[slot], ((chunk / kSfChunkSlots) & 1) ^ 1);
                   ptx::mbarrier_arrive_expect_tx(&sf_full[slot], kSfChunkTxBytes);
                   const u32 dst = sf_chunk_addr + slot * kSmem.sf_chunk, sf_bar = ptx::smem_addr(&sf_full[slot]);
-                  if constexpr (kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &params.tma_sfa, kb, m0, sf_bar);
+                  if constexpr (kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &params.tma_sfa, x, m0, sf_bar);
                   if constexpr (kSfbChunked)
-                    ptx::cp_async_bulk_tensor_2d_g2s(dst + kSmem.sf_chunk_sfa, &params.tma_sfb, kb, n0, sf_bar);
+                    ptx::cp_async_bulk_tensor_2d_g2s(dst + kSmem.sf_chunk_sfa, &params.tma_sfb, x, n0, sf_bar);
                 }
               }
             }
@@ -273,7 +283,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::mbarrier_arrive(&full[s]);  // every lane, for its own stores
           }
         }
-        sf_chunks_before += ceil_div(kb_end - kb_begin, kSfChunkKBlocks);
+        count_sf_chunks(kb_end);
       }
       ptx::griddepcontrol_launch_dependents();
     }
@@ -322,7 +332,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     u32 sfa_thread = kSfaChunked ? sf_chunk_addr + thread_row * 16 : ptx::smem_addr(sfa + thread_row);  // stage 0
     ptx::opaque(sfa_thread);
     // sf_chunks: the byte offset of the unit's k-block kb in the chunk ring (its slot, its column in the slot's rows).
+    // (The consumer counts k-blocks from its unit's first: kb here is relative, sf_kb_begin + kb absolute.)
     auto sf_chunk_offset = [&](i32 kb) {
+      kb += sf_kb_begin;
       return (sf_chunk_of(kb) % kSfChunkSlots) * kSmem.sf_chunk + (static_cast<u32>(kb) % kSfChunkKBlocks) * 4;
     };
     auto load_row_scales = [&](u32 s, i32 kb, int w) {
@@ -338,7 +350,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     // every lane of the warp has read it.
     auto wait_sf_chunk = [&](i32 kb) {
       if constexpr (kSfChunks) {
-        if (kb % kSfChunkKBlocks == 0) {
+        kb += sf_kb_begin;
+        if (sf_chunk_starts(kb)) {
           const u32 chunk = sf_chunk_of(kb);
           ptx::mbarrier_wait(&sf_full[chunk % kSfChunkSlots], (chunk / kSfChunkSlots) & 1);
         }
@@ -346,9 +359,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     };
     auto release_sf_chunk = [&](i32 kb, i32 unit_k_blocks) {
       if constexpr (kSfChunks) {
-        if (kb % kSfChunkKBlocks == kSfChunkKBlocks - 1 || kb == unit_k_blocks - 1) {
+        const i32 kb_abs = sf_kb_begin + kb;
+        if (kb_abs % kSfChunkKBlocks == kSfChunkKBlocks - 1 || kb == unit_k_blocks - 1) {
           __syncwarp();
-          if (lane == 0) ptx::mbarrier_arrive(&sf_empty[sf_chunk_of(kb) % kSfChunkSlots]);
+          if (lane == 0) ptx::mbarrier_arrive(&sf_empty[sf_chunk_of(kb_abs) % kSfChunkSlots]);
         }
       }
     };
@@ -458,6 +472,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       i32 kb_begin, kb_end;
       k_block_range(kb_begin, kb_end);
       const i32 unit_k_blocks = kb_end - kb_begin;
+      sf_kb_begin = kb_begin;
       if constexpr (kSfbInRegs) {
         sfb_n_block = n_block;
         sfb_kb_begin = kb_begin;
@@ -586,7 +601,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           last_stage = s;
         }
       }
-      sf_chunks_before += ceil_div(unit_k_blocks, kSfChunkKBlocks);
+      count_sf_chunks(kb_end);
 
       // ---- epilogue ------------------------------------------------------------------------------
       // No D store for a phantom tile (past the matrix edge), nor for a fused split that did not finish last.
