@@ -233,18 +233,24 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
               }
               if constexpr (kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, m0, kb, bar);
               if constexpr (kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, kb, bar);
-              if constexpr (kSfChunks) {
-                // A chunk's first k-block: its slot, once the math warps have read the chunk it held.
-                if (sf_chunk_starts(kb)) {
-                  const u32 chunk = sf_chunk_of(kb), slot = chunk % kSfChunkSlots;
-                  const i32 x = kb / kSfChunkKBlocks * kSfChunkKBlocks;
-                  ptx::mbarrier_wait(&sf_empty[slot], ((chunk / kSfChunkSlots) & 1) ^ 1);
+            }
+            if constexpr (kSfChunks) {
+              // A chunk's first k-block: its slot, once the math warps have read the chunk it held. The whole warp
+              // waits (as for the stage) and lane 0 issues: with lane 0 alone waiting here and the other lanes
+              // spinning on the next stages' empty barriers, 64-row tiles hung (the warp kept running the spinning
+              // lanes; H100, 2026-11-22).
+              if (sf_chunk_starts(kb)) {
+                const u32 chunk = sf_chunk_of(kb), slot = chunk % kSfChunkSlots;
+                ptx::mbarrier_wait(&sf_empty[slot], ((chunk / kSfChunkSlots) & 1) ^ 1);
+                if (lane == 0) {
                   ptx::mbarrier_arrive_expect_tx(&sf_full[slot], kSfChunkTxBytes);
                   const u32 dst = sf_chunk_addr + slot * kSmem.sf_chunk, sf_bar = ptx::smem_addr(&sf_full[slot]);
+                  const i32 x = kb / kSfChunkKBlocks * kSfChunkKBlocks;
                   if constexpr (kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &params.tma_sfa, x, m0, sf_bar);
                   if constexpr (kSfbChunked)
                     ptx::cp_async_bulk_tensor_2d_g2s(dst + kSmem.sf_chunk_sfa, &params.tma_sfb, x, n0, sf_bar);
                 }
+                __syncwarp();
               }
             }
             if constexpr (kUsesCpAsync) {
