@@ -240,7 +240,8 @@ TEST(Fp8GemmKernels, ScaleChunksCompileWithNvrtc) {
   // the column scales in registers (128x160) and read during the promotion (256x128, D in its last stage), the
   // pipelined waves (256x88, a cluster), the overlapped next block (128x128), sfb alone chunked (sfa MN-major),
   // 256-row tiles with both chunked (no producer staging left to run out of registers), 64-row tiles (one math
-  // warpgroup, the overlapped next block) alone and with fused split-K.
+  // warpgroup, the overlapped next block) alone and with fused split-K. 1D2D (sfa only): turns, the overlapped next
+  // block with fused split-K and B scales in registers, D in the last stage.
   struct Variant {
     int recipe, block_m, block_n, promote_overlap, wg_order, d_in_stage, k_splits, cluster_n, sfa_k_major, sfb_regs;
   };
@@ -249,6 +250,8 @@ TEST(Fp8GemmKernels, ScaleChunksCompileWithNvrtc) {
       {device::kRecipe1D1D, 256, 88, 1, 0, 0, 1, 2, 1, 0},  {device::kRecipe1D1D, 128, 128, 1, 0, 0, 1, 1, 1, 0},
       {device::kRecipe1D1D, 128, 152, 0, 0, 0, 1, 2, 0, 0}, {device::kRecipe1D1D, 256, 96, 1, 0, 0, 1, 1, 1, 0},
       {device::kRecipe1D1D, 64, 128, 1, 0, 0, 1, 1, 1, 0},  {device::kRecipe1D1D, 64, 64, 1, 0, 0, 4, 1, 1, 0},
+      {device::kRecipe1D2D, 128, 128, 0, 1, 0, 1, 2, 1, 0}, {device::kRecipe1D2D, 64, 64, 1, 0, 0, 4, 1, 1, 1},
+      {device::kRecipe1D2D, 256, 128, 0, 0, 1, 1, 2, 1, 1},
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {

@@ -293,14 +293,12 @@ def rows_padded(sf, extra=0):
     return out
 
 
-SCALE_CHUNK_PIPELINES = dict(
-    {name: p for name, p in PIPELINES.items() if name.startswith("1d1d")},
-    **{"1d1d-64x128-across-blocks": dict(block_m=64, block_n=128, promote_overlap=1)})
+SCALE_CHUNK_PIPELINES = dict(PIPELINES, **{"1d1d-64x128-across-blocks": dict(block_m=64, block_n=128, promote_overlap=1)})
 
 
 @pytest.mark.parametrize("name", list(SCALE_CHUNK_PIPELINES))
 def test_scale_chunks_consumer_pipelines(name):
-    # Every 1D1D consumer schedule with sfa and sfb row-major in padded rows: 33 k-blocks (chunks of 4, then 1, whose
+    # Every consumer schedule with sfa (and 1D1D sfb) row-major in padded rows: 33 k-blocks (chunks of 4, then 1, whose
     # box reads past the 33 columns: zero-filled), several tiles per CTA (the chunk count carries across units), and
     # bitwise the result of per-stage scales (sf_chunks=0, sfa MN-major: valid with 256-row tiles too).
     recipe_1d1d = name.startswith("1d1d")
@@ -332,7 +330,7 @@ def test_scale_chunks_consumer_pipelines(name):
     dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1),   # units of 11 k-blocks: 4, 4, 3
     dict(block_m=128, block_n=64, k_splits=5, splitk_fused=0, promote_overlap=0),  # units of 7: 4, 3
 ])
-@pytest.mark.parametrize("recipe_1d1d", [True])
+@pytest.mark.parametrize("recipe_1d1d", [False, True])
 def test_scale_chunks_split_k(overrides, recipe_1d1d):
     m, n, k = 300, 1040, 4224
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=11)
@@ -347,8 +345,7 @@ def test_scale_chunks_split_k(overrides, recipe_1d1d):
 
 def test_scale_chunks_1d1d_sfb_rows_only_and_unaligned_rows():
     # 1D1D with sfa MN-major and sfb row-major: only sfb comes in chunks. Rows of 5 floats (K = 576, contiguous) are not
-    # 16-byte aligned: the heuristics keep the per-stage copies there, and forcing sf_chunks is refused, as it is for
-    # 1D2D (per-stage row-major A scales there).
+    # 16-byte aligned: the heuristics keep the per-stage copies there, and forcing sf_chunks is refused.
     m, n, k = 1000, 2000, 4096
     a8, sfa, b8, sfb = make_inputs(m, n, k, True, seed=13)
     d = poisoned(m, n, torch.float32)
@@ -361,9 +358,7 @@ def test_scale_chunks_1d1d_sfb_rows_only_and_unaligned_rows():
     assert calc_diff(d, reference(a8, sfa, b8, sfb, True)) < TOL_FP32
     with pytest.raises(Exception, match="does not match the problem"):
         gemm_with((a8, sfa), (b8, sfb), d, recipe=(1, 1, 128), sf_chunks=1)
-    a8, sfa, b8, sfb = make_inputs(129, 576, 4096, False, seed=15)
-    with pytest.raises(Exception, match="does not match the problem"):
-        gemm_with((a8, sfa), (b8, sfb), poisoned(129, 576, torch.bfloat16), sf_chunks=1)
+
 
 
 # ---- split-K (forced through the internal config hook; the heuristics pick it only where it pays) ----------

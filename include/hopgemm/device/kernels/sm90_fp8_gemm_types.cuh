@@ -221,11 +221,7 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
   const bool producer_regs_ok =
       !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1 && c.sf_chunks == 0);
-  // sf_chunks: 1D1D only. In 1D2D, a 64-row tile with the overlapped next block and the B scales in registers hung
-  // with it (H100, 2026-11-22: 2000x3000x4096 64x64, not understood yet; docs/notes/next_steps.md), and 1D2D's
-  // row-major A scales are staged by the producer warps within 3% of MN-major ones.
-  const bool sf_chunks_ok =
-      c.sf_chunks == 0 || (c.sf_chunks == 1 && c.recipe == kRecipe1D1D && (sfa_chunked(c) || sfb_chunked(c)));
+  const bool sf_chunks_ok = c.sf_chunks == 0 || (c.sf_chunks == 1 && (sfa_chunked(c) || sfb_chunked(c)));
   const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
