@@ -162,7 +162,7 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         c.sfb_regs = !is_1d1d && p.k >= kSfbRegsMinK ? 1 : 0;
         // Row-major per-row scales with 16-byte-aligned rows: TMA boxes of 4 k-blocks into a chunk ring instead of the
         // producer's per-stage copies (1D1D: 19-33% slower than MN-major scales before; docs/notes/fp8_gemm_kernel.md).
-        c.sf_chunks = p.sf_rows_tma == 1 && (p.sfa_k_major == 1 || (is_1d1d && p.sfb_k_major == 1)) ? 1 : 0;
+        c.sf_chunks = is_1d1d && p.sf_rows_tma == 1 && (p.sfa_k_major == 1 || p.sfb_k_major == 1) ? 1 : 0;
         c.num_stages = max_stages(c);
         // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
         // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two
