@@ -83,8 +83,7 @@ struct Sm90Fp8GemmConfig {
                          //    loaded a chunk ahead, instead of the producer copying them into every stage
   int sf_chunks = 0;     // 1: the row-major per-row scales (sfa; 1D1D sfb too) come by TMA, 4 k-blocks of every
                          //    row per box, into a ring of their own (kSfChunkSlots slots) instead of every
-                         //    stage; the host checks their rows are 16-byte aligned (sf_rows_tma_ok).
-                         //    2 (1D1D): only sfb comes so; row-major sfa is staged by the producer warps
+                         //    stage; the host checks their rows are 16-byte aligned (sf_rows_tma_ok)
 };
 
 // sf_chunks: k-blocks per chunk (one 16-byte TMA row of FP32 scales) and slots in the chunk ring. The producer runs
@@ -143,7 +142,7 @@ struct Sm90Fp8GemmSmem {
 // sf_chunks: which scales come in chunks (the row-major per-row ones).
 HOPGEMM_HOST_DEVICE constexpr bool sfa_chunked(const Sm90Fp8GemmConfig& c) { return c.sf_chunks == 1 && c.sfa_k_major == 1; }
 HOPGEMM_HOST_DEVICE constexpr bool sfb_chunked(const Sm90Fp8GemmConfig& c) {
-  return (c.sf_chunks == 1 || c.sf_chunks == 2) && c.recipe == kRecipe1D1D && c.sfb_k_major == 1;
+  return c.sf_chunks == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1;
 }
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
   Sm90Fp8GemmSmem s{};
@@ -219,12 +218,11 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                         (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0 &&
                          (num_math_wgs(c) == 1 || (waves + 1) * c.block_n / 2 <= fused_regs));
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
-  // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes; 20 with sfb chunked), so that pair is not offered
-  // unless sfa comes in chunks too.
+  // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered unless both come in
+  // chunks (sf_chunks).
   const bool producer_regs_ok =
       !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1 && !sfa_chunked(c));
-  const bool sf_chunks_ok = c.sf_chunks == 0 || (c.sf_chunks == 1 && (sfa_chunked(c) || sfb_chunked(c))) ||
-                            (c.sf_chunks == 2 && sfb_chunked(c));
+  const bool sf_chunks_ok = c.sf_chunks == 0 || (c.sf_chunks == 1 && (sfa_chunked(c) || sfb_chunked(c)));
   const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
