@@ -116,6 +116,11 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
     p.sfb_k_major = sf_layout(v, sfb, "sfb", n, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
   }
   r.sfb_ld = sfb.stride(0);
+  // Every row-major per-row scale tensor with 16-byte rows: they can come by TMA in chunks (sf_chunks).
+  const bool sfa_rows = p.sfa_k_major == 1, sfb_rows = p.recipe == device::kRecipe1D1D && p.sfb_k_major == 1;
+  p.sf_rows_tma = (sfa_rows || sfb_rows) &&
+                  (!sfa_rows || heuristics::sf_rows_tma_ok(sf_k, sfa.stride(0), reinterpret_cast<uintptr_t>(sfa.data))) &&
+                  (!sfb_rows || heuristics::sf_rows_tma_ok(sf_k, sfb.stride(0), reinterpret_cast<uintptr_t>(sfb.data)));
   v.same_device(a, "a", sfa, "sfa");
   v.same_device(a, "a", sfb, "sfb");
 
@@ -186,6 +191,17 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
     params.tma_d = tma::encode_2d({d.dtype, d.data, uint64_t(p.n), uint64_t(p.m), uint64_t(d.stride(0)) * out_bytes,
                                    box_d_inner, box_d_rows, tma::swizzle_for_bytes(swizzle_d)},
                                   op);
+  }
+  // sf_chunks: row-major [rows, sf_k] scales, a box of 4 k-blocks (16 bytes) of every tile row.
+  if (device::sfa_chunked(cfg)) {
+    params.tma_sfa = tma::encode_2d({DType::kFloat32, sfa.data, uint64_t(sf_k), uint64_t(p.m), uint64_t(r.sfa_ld) * 4,
+                                     uint32_t(device::kSfChunkKBlocks), uint32_t(cfg.block_m), tma::Swizzle::kNone},
+                                    op);
+  }
+  if (device::sfb_chunked(cfg)) {
+    params.tma_sfb = tma::encode_2d({DType::kFloat32, sfb.data, uint64_t(sf_k), uint64_t(p.n), uint64_t(r.sfb_ld) * 4,
+                                     uint32_t(device::kSfChunkKBlocks), uint32_t(cfg.block_n), tma::Swizzle::kNone},
+                                    op);
   }
   if (p.sfa_k_major == 0) {
     params.tma_sfa = tma::encode_2d({DType::kFloat32, sfa.data, uint64_t(p.m), uint64_t(sf_k),
@@ -330,6 +346,7 @@ void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const T
   const auto& p = r.problem;
   if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
       config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major) ||
+      (config.sf_chunks == 1 && p.sf_rows_tma == 0) ||
       !device::is_valid(config) || !device::k_splits_fit(p.k, config.k_splits)) {
     throw Error(ErrorKind::kInvalidArgument, "fp8_gemm_nt_with_config: the config does not match the problem " +
                                                  heuristics::describe(p));

@@ -21,7 +21,7 @@ const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields() {
       {"d_passes", &C::d_passes, true},       {"d_in_stage", &C::d_in_stage, true},
       {"shape_n", &C::shape_n, false},        {"shape_k", &C::shape_k, false},
       {"k_splits", &C::k_splits, true},      {"splitk_fused", &C::splitk_fused, true},
-      {"sfb_regs", &C::sfb_regs, true},
+      {"sfb_regs", &C::sfb_regs, true},       {"sf_chunks", &C::sf_chunks, true},
   };
   return fields;
 }
@@ -107,6 +107,10 @@ heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms
     p.accumulate = 1;
     p.sfb_k_major = sfb_k_major;
   }
+  // The suites' row-major scales are contiguous [rows, ceil(K / 128)]: 16-byte rows where that is a multiple of 4.
+  const bool row_major_per_row = sfa_k_major == 1 || (p.recipe == device::kRecipe1D1D && p.sfb_k_major == 1);
+  const int64_t sf_k = (gemm.k + 127) / 128;
+  p.sf_rows_tma = row_major_per_row && heuristics::sf_rows_tma_ok(sf_k, sf_k, 0) ? 1 : 0;
   return p;
 }
 

@@ -160,6 +160,9 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         // the producer copying them into every stage (H100, alternating rounds: -0.3 .. -1.7% at K >= 7168, +0.7% at
         // K = 2048, +10% at K = 512; bench/results/h100-2026-11-22-try-sfb-regs.txt).
         c.sfb_regs = !is_1d1d && p.k >= kSfbRegsMinK ? 1 : 0;
+        // Row-major per-row scales with 16-byte-aligned rows: TMA boxes of 4 k-blocks into a chunk ring instead of the
+        // producer's per-stage copies (1D1D: 19-33% slower than MN-major scales before; docs/notes/fp8_gemm_kernel.md).
+        c.sf_chunks = is_1d1d && p.sf_rows_tma == 1 && (p.sfa_k_major == 1 || p.sfb_k_major == 1) ? 1 : 0;
         c.num_stages = max_stages(c);
         // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
         // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two
@@ -261,11 +264,11 @@ std::string describe(const Fp8GemmProblem& p) {
   char text[256];
   std::snprintf(text, sizeof(text),
                 "Fp8GemmProblem(m=%lld, n=%lld, k=%lld, recipe=%s, out=%s, accumulate=%d, sfa=%s, sfb=%s, "
-                "num_sms=%d, tc_util=%d)",
+                "num_sms=%d, tc_util=%d%s)",
                 static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
                 p.recipe == device::kRecipe1D2D ? "1D2D" : "1D1D", p.out_dtype == device::kOutFp32 ? "fp32" : "bf16",
                 p.accumulate, p.sfa_k_major ? "k-major" : "mn-major", p.sfb_k_major ? "k-major" : "mn-major",
-                p.num_sms, p.tc_util);
+                p.num_sms, p.tc_util, p.sf_rows_tma ? ", sf_rows_tma=1" : "");
   return text;
 }
 
@@ -276,7 +279,8 @@ std::string describe(const Fp8GemmChoice& choice) {
   std::string schedule;
   for (const auto& [name, value] : {std::pair{"promote_overlap", c.promote_overlap}, {"wg_order", c.wg_order},
                                     {"d_in_stage", c.d_in_stage}, {"d_passes", c.d_passes == 1 ? 0 : c.d_passes},
-                                    {"splitk_fused", c.splitk_fused}, {"sfb_regs", c.sfb_regs}}) {
+                                    {"splitk_fused", c.splitk_fused}, {"sfb_regs", c.sfb_regs},
+                                    {"sf_chunks", c.sf_chunks}}) {
     if (value != 0) schedule += std::string(", ") + name + "=" + std::to_string(value);
   }
   char text[384];

@@ -21,7 +21,7 @@ struct Fp8GemmProblem {
   int32_t sfb_k_major = 1;
   int32_t num_sms = 132;
   int32_t tc_util = 100;  // percent (set_tc_util)
-  int32_t reserved = 0;   // keeps the struct free of padding
+  int32_t sf_rows_tma = 0;  // 1: the row-major per-row scales (sfa; 1D1D sfb) have 16-byte-aligned rows: sf_chunks
 };
 
 struct Fp8GemmChoice {
@@ -30,6 +30,12 @@ struct Fp8GemmChoice {
   int num_tiles = 0;
   int num_waves = 0;
 };
+
+// Whether a row-major [rows, sf_k] FP32 scale tensor (row stride in elements, base address) can come by TMA in chunks
+// of 4 k-blocks (sf_chunks): 16-byte rows and base, and a chunk's width of columns.
+inline bool sf_rows_tma_ok(int64_t sf_k, int64_t row_stride, uintptr_t base) {
+  return sf_k >= device::kSfChunkKBlocks && row_stride % 4 == 0 && base % 16 == 0;
+}
 
 // The configuration for `problem` (num_tiles == 0 when none fits).
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& problem);

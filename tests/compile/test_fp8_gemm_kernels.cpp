@@ -235,6 +235,46 @@ TEST(Fp8GemmKernels, BScalesInRegistersCompileWithNvrtc) {
   expect_configs_compile(configs);
 }
 
+TEST(Fp8GemmKernels, ScaleChunksCompileWithNvrtc) {
+  // sf_chunks (row-major per-row scales by TMA into a chunk ring) with each consumer schedule. 1D1D: one wave with
+  // the column scales in registers (128x160) and read during the promotion (256x128, D in its last stage), the
+  // pipelined waves (256x88, a cluster), the overlapped next block (128x128), sfb alone chunked (sfa MN-major),
+  // 256-row tiles with both chunked (no producer staging left to run out of registers), 64-row tiles (one math
+  // warpgroup, the overlapped next block) alone and with fused split-K. 1D2D (sfa only): turns, the overlapped next
+  // block with fused split-K and B scales in registers, D in the last stage.
+  struct Variant {
+    int recipe, block_m, block_n, promote_overlap, wg_order, d_in_stage, k_splits, cluster_n, sfa_k_major, sfb_regs;
+  };
+  const Variant variants[] = {
+      {device::kRecipe1D1D, 128, 160, 0, 0, 0, 1, 1, 1, 0}, {device::kRecipe1D1D, 256, 128, 0, 0, 1, 1, 1, 1, 0},
+      {device::kRecipe1D1D, 256, 88, 1, 0, 0, 1, 2, 1, 0},  {device::kRecipe1D1D, 128, 128, 1, 0, 0, 1, 1, 1, 0},
+      {device::kRecipe1D1D, 128, 152, 0, 0, 0, 1, 2, 0, 0}, {device::kRecipe1D1D, 256, 96, 1, 0, 0, 1, 1, 1, 0},
+      {device::kRecipe1D1D, 64, 128, 1, 0, 0, 1, 1, 1, 0},  {device::kRecipe1D1D, 64, 64, 1, 0, 0, 4, 1, 1, 0},
+      {device::kRecipe1D2D, 128, 128, 0, 1, 0, 1, 2, 1, 0}, {device::kRecipe1D2D, 64, 64, 1, 0, 0, 4, 1, 1, 1},
+      {device::kRecipe1D2D, 256, 128, 0, 0, 1, 1, 2, 1, 1},
+  };
+  std::vector<device::Sm90Fp8GemmConfig> configs;
+  for (const auto& v : variants) {
+    device::Sm90Fp8GemmConfig c = recipe_config(v.recipe);
+    c.block_m = v.block_m;
+    c.block_n = v.block_n;
+    c.promote_overlap = v.promote_overlap;
+    c.wg_order = v.wg_order;
+    c.d_in_stage = v.d_in_stage;
+    if (v.d_in_stage == 1) c.d_passes = c.block_n * device::out_elem_bytes(c) / 128;
+    c.k_splits = v.k_splits;
+    c.splitk_fused = v.k_splits > 1 ? 1 : 0;
+    c.cluster_n = v.cluster_n;
+    c.sfa_k_major = v.sfa_k_major;
+    c.sfb_k_major = 1;
+    c.sfb_regs = v.sfb_regs;
+    c.sf_chunks = 1;
+    c.num_stages = heuristics::max_stages(c);
+    configs.push_back(c);
+  }
+  expect_configs_compile(configs);
+}
+
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
   const auto compiler = jit::make_nvcc_compiler();
   const auto s = distinct_suite_sources().front();

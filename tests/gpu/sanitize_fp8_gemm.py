@@ -56,6 +56,7 @@ def main():
     for m, n, k in [(65, 576, 144), (256, 512, 1024), (129, 2112, 384)]:
         gemm_case(m, n, k, False)
         gemm_case(m, n, k, True)
+    gemm_case(200, 1000, 2560, True)  # row-major scales in 16-byte rows: TMA chunks (sf_chunks), 5 per tile
     for recipe_1d1d, overrides in FORCED:
         forced_case(recipe_1d1d, overrides)
     sf = torch.rand(2, 97, 5, device="cuda")

@@ -281,6 +281,86 @@ def test_sfb_regs_across_units(overrides):
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
+# ---- row-major scales by TMA in 4-k-block chunks (sf_chunks) ---------------------------------------------------
+
+
+def rows_padded(sf, extra=0):
+    """The same row-major scales in rows padded to a multiple of 4 floats (+ extra): 16-byte rows, as sf_chunks needs."""
+    rows, sf_k = sf.shape
+    ld = (sf_k + 3) // 4 * 4 + extra
+    out = torch.full((rows, ld), float("nan"), device=sf.device, dtype=sf.dtype)[:, :sf_k]
+    out.copy_(sf)
+    return out
+
+
+SCALE_CHUNK_PIPELINES = dict(PIPELINES, **{"1d1d-64x128-across-blocks": dict(block_m=64, block_n=128, promote_overlap=1)})
+
+
+@pytest.mark.parametrize("name", list(SCALE_CHUNK_PIPELINES))
+def test_scale_chunks_consumer_pipelines(name):
+    # Every consumer schedule with sfa (and 1D1D sfb) row-major in padded rows: 33 k-blocks (chunks of 4, then 1, whose
+    # box reads past the 33 columns: zero-filled), several tiles per CTA (the chunk count carries across units), and
+    # bitwise the result of per-stage scales (sf_chunks=0, sfa MN-major: valid with 256-row tiles too).
+    recipe_1d1d = name.startswith("1d1d")
+    m, n, k = 2000, 3000, 4224
+    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 17)
+    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
+                     sfb_regs=0)
+    overrides.update(SCALE_CHUNK_PIPELINES[name])
+    sfa_rows = rows_padded(sfa, extra=4)
+    sfb_rows = rows_padded(sfb) if recipe_1d1d else sfb
+    outs = []
+    for sf_chunks in (1, 0):
+        sfa_arg = sfa_rows if sf_chunks else hopgemm.get_mn_major_tma_aligned_tensor(sfa)
+        if recipe_1d1d:
+            c = torch.randn(m, n, device="cuda", dtype=torch.float32, generator=torch.Generator("cuda").manual_seed(3))
+            d = c.clone()
+            gemm_with((a8, sfa_arg), (b8, sfb_rows), d, c=d, recipe=(1, 1, 128), sf_chunks=sf_chunks, **overrides)
+            assert calc_diff(d, reference(a8, sfa, b8, sfb, True, c)) < TOL_FP32
+        else:
+            d = poisoned(m, n, torch.bfloat16)
+            gemm_with((a8, sfa_arg), (b8, sfb_rows), d, sf_chunks=sf_chunks, **overrides)
+            assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+            assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+        outs.append(d)
+    assert torch.equal(outs[0], outs[1]), "sf_chunks must not change a bit of the result"
+
+
+@pytest.mark.parametrize("overrides", [
+    dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1),   # units of 11 k-blocks: 4, 4, 3
+    dict(block_m=128, block_n=64, k_splits=5, splitk_fused=0, promote_overlap=0),  # units of 7: 4, 3
+])
+@pytest.mark.parametrize("recipe_1d1d", [False, True])
+def test_scale_chunks_split_k(overrides, recipe_1d1d):
+    m, n, k = 300, 1040, 4224
+    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=11)
+    d = poisoned(m, n, torch.float32 if recipe_1d1d else torch.bfloat16)
+    full = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, sfb_regs=0, sf_chunks=1)
+    full.update(overrides)
+    sfb_arg = rows_padded(sfb) if recipe_1d1d else sfb
+    gemm_with((a8, rows_padded(sfa)), (b8, sfb_arg), d, recipe=(1, 1, 128) if recipe_1d1d else None, **full)
+    assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, recipe_1d1d)) < (TOL_FP32 if recipe_1d1d else TOL_BF16)
+
+
+def test_scale_chunks_1d1d_sfb_rows_only_and_unaligned_rows():
+    # 1D1D with sfa MN-major and sfb row-major: only sfb comes in chunks. Rows of 5 floats (K = 576, contiguous) are not
+    # 16-byte aligned: the heuristics keep the per-stage copies there, and forcing sf_chunks is refused.
+    m, n, k = 1000, 2000, 4096
+    a8, sfa, b8, sfb = make_inputs(m, n, k, True, seed=13)
+    d = poisoned(m, n, torch.float32)
+    gemm_with((a8, hopgemm.get_mn_major_tma_aligned_tensor(sfa)), (b8, sfb), d, recipe=(1, 1, 128),
+              block_m=128, block_n=152, cluster_m=1, cluster_n=1, promote_overlap=0, sf_chunks=1)
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, True)) < TOL_FP32
+    a8, sfa, b8, sfb = make_inputs(129, 576, 576, True, seed=14)
+    d = poisoned(129, 576, torch.float32)
+    hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, recipe=(1, 1, 128))
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, True)) < TOL_FP32
+    with pytest.raises(Exception, match="does not match the problem"):
+        gemm_with((a8, sfa), (b8, sfb), d, recipe=(1, 1, 128), sf_chunks=1)
+
+
+
 # ---- split-K (forced through the internal config hook; the heuristics pick it only where it pays) ----------
 
 

@@ -60,7 +60,13 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // 32c + j), loaded a chunk ahead and read with a shuffle: no per-stage copy, which cost 1-3% on big tiles
   // (bench/results/h100-2026-11-22-ab-sfb-path.txt). Row-major 1D1D B scales come by cp.async, one per row.
   constexpr bool kSfbInRegs = !k1D1D && kConfig.sfb_regs == 1;
-  constexpr bool kUsesCpAsync = !kSfbTma && !kSfbInRegs;
+  // sf_chunks: the row-major per-row scales come by TMA in chunks of kSfChunkKBlocks k-blocks (a box of one 16-byte
+  // row segment per tile row) into a ring of kSfChunkSlots slots with barriers of their own: a chunk starts at every
+  // 4th k-block of a unit and is released after its last k-block's scales are read. Rows are read at a 16-byte
+  // stride (conflict-free: 8 rows of a warp's read fall in 8 different bank groups).
+  constexpr bool kSfaChunked = sfa_chunked(kConfig), kSfbChunked = sfb_chunked(kConfig);
+  constexpr bool kSfChunks = kSfaChunked || kSfbChunked;
+  constexpr bool kUsesCpAsync = !kSfbTma && !kSfbInRegs && !kSfbChunked;
   // Row-major sfa: the last kSfaWarps producer warps each hold 4 consecutive k-blocks of kSfaPasses x 16 rows
   // (16 rows x 2 halves of a 32-byte row sector per warp and pass), loaded once per kSfaChunk k-blocks; per-stage
   // 4-byte cp.async reads cost one L2 sector per row per k-block (8x the bytes, +25% L2 traffic on 256x128 A2).
@@ -68,7 +74,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // (-4% at 128x7168x16384, block_m 64, one tile per CTA). With two math warpgroups the producer has 40 registers
   // and 3 warps' passes spill (block_m 128: 12 data registers + the partial-pass guards; 256: 24), so all four
   // warps stage there; those tiles are compute bound and the producer runs stages ahead, hiding the wait.
-  constexpr bool kSfaStaged = !kSfaTma;
+  constexpr bool kSfaStaged = !kSfaTma && !kSfaChunked;
   constexpr int kSfaChunk = 8, kSfaWarps = kMathWgs == 1 ? 3 : 4, kSfaPasses = ceil_div(kBlockM, 16 * kSfaWarps);
   constexpr bool kSfaFullPasses = kBlockM % (16 * kSfaWarps) == 0;  // else the last pass is partial
   // setmaxnreg.inc waits for registers the CTA got at launch (168 x 384 = 64512 for 3 warpgroups):
@@ -77,6 +83,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   constexpr int kProducerRegs = kMathWgs == 1 ? 64 : 40, kConsumerRegs = kMathWgs == 1 ? 248 : 232;
   constexpr Sm90Fp8GemmSmem kSmem = smem_layout(kConfig);
   constexpr u32 kTxBytes = kSmem.a_stage + kSmem.b_stage + (kSfaTma ? kBlockM * 4 : 0) + (kSfbTma ? kBlockN * 4 : 0);
+  constexpr u32 kSfChunkTxBytes = ((kSfaChunked ? kBlockM : 0) + (kSfbChunked ? kBlockN : 0)) * 4 * kSfChunkKBlocks;
 
   const i32 m = params.m;
   const i32 n = kConfig.shape_n > 0 ? kConfig.shape_n : params.n;
@@ -84,15 +91,31 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   const i32 num_k_blocks = ceil_div(k, kBlockK);  // the last block may be partial (TMA zero-fills)
   const i32 k_blocks_per_split = ceil_div(num_k_blocks, kSplits);  // the host keeps every split non-empty
 
-  // ---- shared memory carve-up: [D tile][A x stages][B x stages][SFA x stages][SFB x stages][barriers]
+  // ---- shared memory carve-up: [D tile][A x stages][B x stages][SFA x stages][SFB x stages][scale chunks][barriers]
   extern __shared__ __align__(1024) u8 smem[];
   const u32 smem_d = ptx::smem_addr(smem);  // kBlockM x (kBlockN / d_passes) out dtype, swizzled atoms
   const u32 smem_a = smem_d + kSmem.d;                                   // per stage kBlockM x 128 e4m3, SW128
   const u32 smem_b = smem_a + kStages * kSmem.a_stage;                   // per stage kBlockN x 128 e4m3, SW128
   float* const sfa = reinterpret_cast<float*>(smem + kSmem.d + kStages * (kSmem.a_stage + kSmem.b_stage));
   float* const sfb = sfa + kStages * kSmem.sfa_stage / 4;                // 1D2D: 2 floats, 1D1D: kBlockN
-  u64* const full = reinterpret_cast<u64*>(sfb + kStages * kSmem.sfb_stage / 4);
+  u8* const sf_chunk_ring = reinterpret_cast<u8*>(sfb + kStages * kSmem.sfb_stage / 4);  // sf_chunks: the slots
+  u64* const full = reinterpret_cast<u64*>(sf_chunk_ring + (kSfChunks ? kSfChunkSlots * kSmem.sf_chunk : 0));
   u64* const empty = full + kStages;
+  u64* const sf_full = empty + kStages;  // sf_chunks: a chunk slot loaded / read (kSfChunkSlots each)
+  u64* const sf_empty = sf_full + kSfChunkSlots;
+  const u32 sf_chunk_addr = ptx::smem_addr(sf_chunk_ring);
+  // Chunks are aligned to k-block multiples of 4 (a box must start 16-byte aligned: TMA faults otherwise), so a split-K
+  // unit starting elsewhere begins with a partial chunk. The chunk of k-block kb (absolute) of the unit starting at
+  // sf_kb_begin: the CTA's chunks so far (both roles count them alike) + its chunk within the unit; its slot and the
+  // parity of the slot's barrier phase follow.
+  u32 sf_chunks_before = 0;
+  i32 sf_kb_begin = 0;
+  auto sf_chunk_of = [&](i32 kb) {
+    return sf_chunks_before + static_cast<u32>(kb / kSfChunkKBlocks - sf_kb_begin / kSfChunkKBlocks);
+  };
+  auto sf_chunk_starts = [&](i32 kb) { return kb % kSfChunkKBlocks == 0 || kb == sf_kb_begin; };
+  // After a unit [kb_begin, kb_end): its chunks counted.
+  auto count_sf_chunks = [&](i32 kb_end) { sf_chunks_before = sf_chunk_of(kb_end - 1) + 1; };
   // 1D2D: every lane of a math warp reads the stage's B block scales (one broadcast load), which the producer
   // refills by cp.async. Besides its warp's release, each math thread arrives on its CTA's empty barrier for its
   // own read (kReadersArrive): one arrival per reading thread is what racecheck accepts (a __syncwarp and one
@@ -114,6 +137,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     for (int s = 0; s < kStages; ++s) {
       ptx::mbarrier_init(&full[s], 1 + (kUsesCpAsync ? 32 : 0) + (kSfaStaged ? kSfaWarps * 32 : 0));
       ptx::mbarrier_init(&empty[s], kClusterSize * kMathWgs * 4 + (kReadersArrive ? kMathWgs * 128 : 0));
+    }
+    if constexpr (kSfChunks) {
+      for (int s = 0; s < kSfChunkSlots; ++s) {
+        ptx::mbarrier_init(&sf_full[s], 1);                   // the producer's expect_tx arrival
+        ptx::mbarrier_init(&sf_empty[s], kMathWgs * 4);       // one per math warp of this CTA
+      }
     }
     ptx::fence_mbarrier_init_release_cluster();
   } else if (threadIdx.x == kMathWgs * 128 + 32) {
@@ -174,6 +203,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         const i32 m0 = m_block * kBlockM, n0 = n_block * kBlockN;
         i32 kb_begin, kb_end;
         k_block_range(kb_begin, kb_end);
+        sf_kb_begin = kb_begin;
         for (i32 kb = kb_begin; kb < kb_end; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           // Issued before the empty wait, so the loads' latency hides behind it.
@@ -203,6 +233,25 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
               }
               if constexpr (kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, m0, kb, bar);
               if constexpr (kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, kb, bar);
+            }
+            if constexpr (kSfChunks) {
+              // A chunk's first k-block: its slot, once the math warps have read the chunk it held. The whole warp
+              // waits (as for the stage) and lane 0 issues: with lane 0 alone waiting here and the other lanes
+              // spinning on the next stages' empty barriers, 64-row tiles hung (the warp kept running the spinning
+              // lanes; H100, 2026-11-22).
+              if (sf_chunk_starts(kb)) {
+                const u32 chunk = sf_chunk_of(kb), slot = chunk % kSfChunkSlots;
+                ptx::mbarrier_wait(&sf_empty[slot], ((chunk / kSfChunkSlots) & 1) ^ 1);
+                if (lane == 0) {
+                  ptx::mbarrier_arrive_expect_tx(&sf_full[slot], kSfChunkTxBytes);
+                  const u32 dst = sf_chunk_addr + slot * kSmem.sf_chunk, sf_bar = ptx::smem_addr(&sf_full[slot]);
+                  const i32 x = kb / kSfChunkKBlocks * kSfChunkKBlocks;
+                  if constexpr (kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &params.tma_sfa, x, m0, sf_bar);
+                  if constexpr (kSfbChunked)
+                    ptx::cp_async_bulk_tensor_2d_g2s(dst + kSmem.sf_chunk_sfa, &params.tma_sfb, x, n0, sf_bar);
+                }
+                __syncwarp();
+              }
             }
             if constexpr (kUsesCpAsync) {
               if constexpr (!k1D1D) {  // (not with kSfbInRegs: kUsesCpAsync is false then)
@@ -240,6 +289,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::mbarrier_arrive(&full[s]);  // every lane, for its own stores
           }
         }
+        count_sf_chunks(kb_end);
       }
       ptx::griddepcontrol_launch_dependents();
     }
@@ -284,11 +334,43 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     struct ColScales {
       float2 sb[k1D1D ? kBlockN / 8 : 1];
     };
-    u32 sfa_thread = ptx::smem_addr(sfa + wg * kWgRows + warp_in_wg * 16 + lane / 4);  // stage 0, wave 0
+    const u32 thread_row = wg * kWgRows + warp_in_wg * 16 + lane / 4;  // in wave 0; the other row is 8 below
+    u32 sfa_thread = kSfaChunked ? sf_chunk_addr + thread_row * 16 : ptx::smem_addr(sfa + thread_row);  // stage 0
     ptx::opaque(sfa_thread);
-    auto load_row_scales = [&](u32 s, int w) {
-      const u32 sfa_s = sfa_thread + (s * kSmem.sfa_stage / 4 + w * 64) * 4;
-      return RowScales{ptx::ld_shared_f32(sfa_s), ptx::ld_shared_f32(sfa_s + 8 * 4)};
+    // sf_chunks: the byte offset of the unit's k-block kb in the chunk ring (its slot, its column in the slot's rows).
+    // (The consumer counts k-blocks from its unit's first: kb here is relative, sf_kb_begin + kb absolute.)
+    auto sf_chunk_offset = [&](i32 kb) {
+      kb += sf_kb_begin;
+      return (sf_chunk_of(kb) % kSfChunkSlots) * kSmem.sf_chunk + (static_cast<u32>(kb) % kSfChunkKBlocks) * 4;
+    };
+    auto load_row_scales = [&](u32 s, i32 kb, int w) {
+      if constexpr (kSfaChunked) {
+        const u32 sfa_s = sfa_thread + sf_chunk_offset(kb) + w * 64 * 16;
+        return RowScales{ptx::ld_shared_f32(sfa_s), ptx::ld_shared_f32(sfa_s + 8 * 16)};
+      } else {
+        const u32 sfa_s = sfa_thread + (s * kSmem.sfa_stage / 4 + w * 64) * 4;
+        return RowScales{ptx::ld_shared_f32(sfa_s), ptx::ld_shared_f32(sfa_s + 8 * 4)};
+      }
+    };
+    // sf_chunks: a chunk's first k-block waits for the chunk too; its last one (or the unit's) hands the slot back once
+    // every lane of the warp has read it.
+    auto wait_sf_chunk = [&](i32 kb) {
+      if constexpr (kSfChunks) {
+        kb += sf_kb_begin;
+        if (sf_chunk_starts(kb)) {
+          const u32 chunk = sf_chunk_of(kb);
+          ptx::mbarrier_wait(&sf_full[chunk % kSfChunkSlots], (chunk / kSfChunkSlots) & 1);
+        }
+      }
+    };
+    auto release_sf_chunk = [&](i32 kb, i32 unit_k_blocks) {
+      if constexpr (kSfChunks) {
+        const i32 kb_abs = sf_kb_begin + kb;
+        if (kb_abs % kSfChunkKBlocks == kSfChunkKBlocks - 1 || kb == unit_k_blocks - 1) {
+          __syncwarp();
+          if (lane == 0) ptx::mbarrier_arrive(&sf_empty[sf_chunk_of(kb_abs) % kSfChunkSlots]);
+        }
+      }
     };
     // kSfbInRegs: the current and the next chunk of the B scales (x: the tile's first 128-column block, y: the
     // next one; zero past the edge or past the unit's k-blocks), and where the next chunk comes from once this
@@ -322,7 +404,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     auto load_col_scales = [&](u32 s, i32 kb) {
       ColScales c;
       const float* sfb_s = sfb + s * kSmem.sfb_stage / 4;
-      if constexpr (k1D1D) {
+      if constexpr (kSfbChunked) {
+        mma::load_col_scales_1d1d_chunked<kBlockN>(c.sb, sf_chunk_addr + kSmem.sf_chunk_sfa + sf_chunk_offset(kb), lane);
+      } else if constexpr (k1D1D) {
         mma::load_col_scales_1d1d<kBlockN>(c.sb, sfb_s, lane);
       } else if constexpr (kSfbInRegs) {
         if (kb % kSfbChunk == 0 && kb > 0) {
@@ -394,6 +478,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       i32 kb_begin, kb_end;
       k_block_range(kb_begin, kb_end);
       const i32 unit_k_blocks = kb_end - kb_begin;
+      sf_kb_begin = kb_begin;
       if constexpr (kSfbInRegs) {
         sfb_n_block = n_block;
         sfb_kb_begin = kb_begin;
@@ -422,7 +507,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       if constexpr (kOverlap) {
         RowScales rs[2];
         ptx::mbarrier_wait(&full[ring.stage], ring.phase);
-        rs[0] = load_row_scales(ring.stage, 0);
+        wait_sf_chunk(0);
+        rs[0] = load_row_scales(ring.stage, 0, 0);
         issue_mma(acc[0], ring.stage, 0);
         // Block kb lives in acc[kBuf]. step: issue block kb+1 into the other buffer, wait until only
         // it is in flight, promote kb. finish: last block, drain and promote. Unrolled by two so the
@@ -434,7 +520,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             ptx::wgmma_wait_group<0>();
           } else {
             ptx::mbarrier_wait(&full[next.stage], next.phase);
-            rs[kBuf ^ 1] = load_row_scales(next.stage, 0);
+            wait_sf_chunk(kb + 1);
+            rs[kBuf ^ 1] = load_row_scales(next.stage, kb + 1, 0);
             issue_mma(acc[kBuf ^ 1], next.stage, 0);
             ptx::wgmma_wait_group<1>();
           }
@@ -445,11 +532,13 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           if constexpr (!k1D1D) {
             scales_read(ring.stage);
             release(ring.stage);
+            release_sf_chunk(kb, unit_k_blocks);
           }
           promote(fin[0], acc[kBuf], rs[kBuf], cs);
           if constexpr (k1D1D) {
             scales_read(ring.stage);
             release(ring.stage);
+            release_sf_chunk(kb, unit_k_blocks);
           }
           ring = next;
         };
@@ -471,8 +560,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
+          wait_sf_chunk(kb);
           const ColScales cs = kColScalesInRegs ? load_col_scales(s, kb) : ColScales{};
-          const RowScales rs0 = load_row_scales(s, 0), rs1 = load_row_scales(s, 1);
+          const RowScales rs0 = load_row_scales(s, kb, 0), rs1 = load_row_scales(s, kb, 1);
           issue_mma(acc[0], s, 0);
           issue_mma(acc[1], s, 1);
           if (kColScalesInRegs) scales_read(s);
@@ -487,16 +577,18 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             scales_read(s);
             release_k_block(s, kb);
           }
+          release_sf_chunk(kb, unit_k_blocks);
           last_stage = s;
         }
       } else {
         for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
           const u32 s = ring.stage;
           ptx::mbarrier_wait(&full[s], ring.phase);
+          wait_sf_chunk(kb);
           const ColScales cs = kColScalesInRegs ? load_col_scales(s, kb) : ColScales{};
 #pragma unroll
           for (int w = 0; w < kWaves; ++w) {
-            const RowScales rs = load_row_scales(s, w);
+            const RowScales rs = load_row_scales(s, kb, w);
             if constexpr (kOrdered) ptx::bar_sync(kTurnBarrier + wg, 256);  // wait for this WG's turn
             issue_mma(acc[0], s, w);
             if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
@@ -511,9 +603,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             scales_read(s);
             release_k_block(s, kb);
           }
+          release_sf_chunk(kb, unit_k_blocks);
           last_stage = s;
         }
       }
+      count_sf_chunks(kb_end);
 
       // ---- epilogue ------------------------------------------------------------------------------
       // No D store for a phantom tile (past the matrix edge), nor for a fused split that did not finish last.

@@ -81,7 +81,15 @@ struct Sm90Fp8GemmConfig {
                          //    no reduce kernel, no second launch
   int sfb_regs = 0;      // 1 (1D2D): the math warps hold the B block scales in registers, 32 k-blocks per chunk
                          //    loaded a chunk ahead, instead of the producer copying them into every stage
+  int sf_chunks = 0;     // 1: the row-major per-row scales (sfa; 1D1D sfb too) come by TMA, 4 k-blocks of every
+                         //    row per box, into a ring of their own (kSfChunkSlots slots) instead of every
+                         //    stage; the host checks their rows are 16-byte aligned (sf_rows_tma_ok)
 };
+
+// sf_chunks: k-blocks per chunk (one 16-byte TMA row of FP32 scales) and slots in the chunk ring. The producer runs
+// at most num_stages k-blocks ahead; two 4-k-block slots let it fill the next chunk while one is read.
+inline constexpr int kSfChunkKBlocks = 4;
+inline constexpr int kSfChunkSlots = 2;
 
 struct Sm90Fp8GemmParams {
   TmaDescriptor tma_a;
@@ -127,17 +135,28 @@ HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
 
 // Shared memory carve-up (bytes); every region starts 1024-aligned or 128-aligned as TMA/wgmma need.
 struct Sm90Fp8GemmSmem {
-  int d, a_stage, b_stage, sfa_stage, sfb_stage, total;
+  int d, a_stage, b_stage, sfa_stage, sfb_stage;
+  int sf_chunk_sfa, sf_chunk;  // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
+  int total;
 };
+// sf_chunks: which scales come in chunks (the row-major per-row ones).
+HOPGEMM_HOST_DEVICE constexpr bool sfa_chunked(const Sm90Fp8GemmConfig& c) { return c.sf_chunks == 1 && c.sfa_k_major == 1; }
+HOPGEMM_HOST_DEVICE constexpr bool sfb_chunked(const Sm90Fp8GemmConfig& c) {
+  return c.sf_chunks == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1;
+}
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
   Sm90Fp8GemmSmem s{};
   // No staging tile where D is staged in a pipeline stage or reduced into straight from registers.
   s.d = c.d_in_stage == 1 || reduces_from_registers(c) ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
   s.a_stage = c.block_m * 128;
   s.b_stage = c.block_n * 128;
-  s.sfa_stage = align_up(c.block_m * 4, 128);
-  s.sfb_stage = align_up((c.recipe == kRecipe1D2D ? 2 : c.block_n) * 4, 128);
-  s.total = s.d + c.num_stages * (s.a_stage + s.b_stage + s.sfa_stage + s.sfb_stage) + c.num_stages * 2 * 8;
+  s.sfa_stage = sfa_chunked(c) ? 0 : align_up(c.block_m * 4, 128);
+  s.sfb_stage = sfb_chunked(c) ? 0 : align_up((c.recipe == kRecipe1D2D ? 2 : c.block_n) * 4, 128);
+  // A chunk slot: [block_m rows][4 k-blocks] of sfa, then [block_n rows][4 k-blocks] of sfb (TMA boxes, 128-aligned).
+  s.sf_chunk_sfa = sfa_chunked(c) ? align_up(c.block_m * 4 * kSfChunkKBlocks, 128) : 0;
+  s.sf_chunk = s.sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
+  const int chunk_ring = c.sf_chunks == 1 ? kSfChunkSlots * (s.sf_chunk + 2 * 8) : 0;
+  s.total = s.d + c.num_stages * (s.a_stage + s.b_stage + s.sfa_stage + s.sfb_stage) + chunk_ring + c.num_stages * 2 * 8;
   return s;
 }
 HOPGEMM_HOST_DEVICE constexpr int smem_bytes(const Sm90Fp8GemmConfig& c) { return smem_layout(c).total; }
@@ -199,12 +218,15 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                         (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0 &&
                          (num_math_wgs(c) == 1 || (waves + 1) * c.block_n / 2 <= fused_regs));
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
-  // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered.
-  const bool producer_regs_ok = !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1);
+  // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered unless both come in
+  // chunks (sf_chunks).
+  const bool producer_regs_ok =
+      !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1 && !sfa_chunked(c));
+  const bool sf_chunks_ok = c.sf_chunks == 0 || (c.sf_chunks == 1 && (sfa_chunked(c) || sfb_chunked(c)));
   const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
-  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok && sfb_regs_ok &&
+  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok && sfb_regs_ok && sf_chunks_ok &&
          cluster_ok && flags_ok &&
          shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
          smem_bytes(c) <= kSm90SmemCapacity;

@@ -5,6 +5,7 @@
 // (row lane/4, cols 8g + 2(lane%4) + {0,1}) and [4g + {2,3}] the same columns at row lane/4 + 8.
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/ptx/ld_shared.cuh"
 
 namespace hopgemm::device::mma {
 
@@ -50,6 +51,16 @@ template <int kBlockN>
 HOPGEMM_DEVICE void load_col_scales_1d1d(float2 (&sb)[kBlockN / 8], const float* sfb, u32 lane) {
 #pragma unroll
   for (int g = 0; g < kBlockN / 8; ++g) sb[g] = *reinterpret_cast<const float2*>(sfb + g * 8 + (lane % 4) * 2);
+}
+
+// The same from a scale chunk (sf_chunks): column c's scale of the chunk's k-block j at col_base + 16 c + 4 j, with
+// col_base = the slot's B part + 4 j (two 4-byte loads per group: a column's k-blocks are adjacent, not its neighbours).
+template <int kBlockN>
+HOPGEMM_DEVICE void load_col_scales_1d1d_chunked(float2 (&sb)[kBlockN / 8], u32 col_base, u32 lane) {
+  const u32 addr = col_base + (lane % 4) * 2 * 16;
+#pragma unroll
+  for (int g = 0; g < kBlockN / 8; ++g)
+    sb[g] = make_float2(ptx::ld_shared_f32(addr + g * 8 * 16), ptx::ld_shared_f32(addr + g * 8 * 16 + 16));
 }
 
 template <int kBlockN>
