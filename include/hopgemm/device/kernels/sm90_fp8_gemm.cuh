@@ -2,7 +2,8 @@
 // SM90 FP8 GEMM with fine-grained scaling (recipes 1D2D and 1D1D): D = A . B^T (+ D).
 // Warp-specialised persistent kernel: one producer warpgroup (warp 0: lane 0 issues TMA, all lanes cp.async
 // the B scales that are not TMA-loadable; row-major A scales: warps 1-3 (block_m >= 128: 0-3) stage 8 k-blocks
-// of them in registers, one full 32-byte sector per row, and store one column per stage) and one or two math
+// of them in registers, one full 32-byte sector per row, and store one column per stage; sf_chunks: lane 0 loads
+// the row-major per-row scales by TMA, 4 k-blocks per box, into a chunk ring of their own) and one or two math
 // warpgroups (wgmma
 // m64nNk32 e4m3 from smem, promotion every 128 K on CUDA cores, swizzled TMA-store epilogue; FP32 D += A B^T
 // reduces from registers into D instead: reduces_from_registers).
