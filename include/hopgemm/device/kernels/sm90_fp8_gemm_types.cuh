@@ -155,7 +155,7 @@ HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfi
   // A chunk slot: [block_m rows][4 k-blocks] of sfa, then [block_n rows][4 k-blocks] of sfb (TMA boxes, 128-aligned).
   s.sf_chunk_sfa = sfa_chunked(c) ? align_up(c.block_m * 4 * kSfChunkKBlocks, 128) : 0;
   s.sf_chunk = s.sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
-  const int chunk_ring = c.sf_chunks == 1 ? kSfChunkSlots * (s.sf_chunk + 2 * 8) : 0;
+  const int chunk_ring = sfa_chunked(c) || sfb_chunked(c) ? kSfChunkSlots * (s.sf_chunk + 2 * 8) : 0;
   s.total = s.d + c.num_stages * (s.a_stage + s.b_stage + s.sfa_stage + s.sfb_stage) + chunk_ring + c.num_stages * 2 * 8;
   return s;
 }
