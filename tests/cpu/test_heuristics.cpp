@@ -196,6 +196,45 @@ TEST(Heuristics, AccumulatingTilesReduceFromRegisters) {
   }
 }
 
+// Row-major per-row scales with 16-byte rows come by TMA in chunks (sf_chunks) for 1D1D: every candidate takes them
+// so, keeps 6 stages at 128x160 (the chunk ring fits beside them) and may use 256-row tiles with both layouts
+// row-major; unaligned rows, MN-major scales and 1D2D (whose row-major A scales the producer warps stage faster) do not.
+TEST(Heuristics, RowMajorScaleChunks) {
+  EXPECT_TRUE(heuristics::sf_rows_tma_ok(32, 32, 0));
+  EXPECT_TRUE(heuristics::sf_rows_tma_ok(5, 8, 16));       // padded rows
+  EXPECT_FALSE(heuristics::sf_rows_tma_ok(5, 5, 0));       // 20-byte rows
+  EXPECT_FALSE(heuristics::sf_rows_tma_ok(32, 32, 4));     // base not 16-byte aligned
+  EXPECT_FALSE(heuristics::sf_rows_tma_ok(3, 4, 0));       // narrower than one chunk
+  Fp8GemmProblem wgrad = problem(7168, 2112, 4096, /*wgrad=*/true);
+  wgrad.sf_rows_tma = 1;
+  bool saw_256_rows = false;
+  for (const auto& choice : heuristics::rank_fp8_gemm_configs(wgrad, SIZE_MAX)) {
+    const auto& c = choice.config;
+    SCOPED_TRACE(heuristics::describe(choice));
+    EXPECT_EQ(c.sf_chunks, 1);
+    EXPECT_TRUE(device::sfa_chunked(c) && device::sfb_chunked(c));
+    EXPECT_EQ(device::smem_layout(c).sfa_stage, 0);
+    EXPECT_EQ(device::smem_layout(c).sfb_stage, 0);
+    if (c.block_m == 128 && c.block_n == 160 && c.k_splits == 1) EXPECT_EQ(c.num_stages, 6);
+    saw_256_rows |= c.block_m == 256;
+  }
+  EXPECT_TRUE(saw_256_rows);
+  Fp8GemmProblem unaligned = wgrad;
+  unaligned.sf_rows_tma = 0;
+  for (const auto& choice : heuristics::rank_fp8_gemm_configs(unaligned, SIZE_MAX)) {
+    EXPECT_EQ(choice.config.sf_chunks, 0);
+    EXPECT_NE(choice.config.block_m, 256);  // the producer would stage 256 rows of A scales next to B's copies
+  }
+  Fp8GemmProblem fwd = problem(4096, 7168, 4096);
+  fwd.sf_rows_tma = 1;
+  for (const auto& choice : heuristics::rank_fp8_gemm_configs(fwd, 16)) EXPECT_EQ(choice.config.sf_chunks, 0);
+  device::Sm90Fp8GemmConfig forced = heuristics::rank_fp8_gemm_configs(unaligned, 1).front().config;
+  forced.sf_chunks = 1;
+  forced.sfa_k_major = 0;
+  forced.sfb_k_major = 0;  // nothing row-major to chunk
+  EXPECT_FALSE(device::is_valid(forced));
+}
+
 // Golden choices: a change to the model or the tuning table that moves one of these must update this table
 // on purpose (with the measurement that justifies it): rows of tuned problems come from the tuning table
 // (src/heuristics/sm90_fp8_gemm_tuned.inc, measured on the H100 by `hopgemm tune`). Problem {m, n, k, recipe, out_dtype, accumulate,
