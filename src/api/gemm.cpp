@@ -193,16 +193,13 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
                                   op);
   }
   // sf_chunks: row-major [rows, sf_k] scales, a box of 4 k-blocks (16 bytes) of every tile row.
-  if (device::sfa_chunked(cfg)) {
-    params.tma_sfa = tma::encode_2d({DType::kFloat32, sfa.data, uint64_t(sf_k), uint64_t(p.m), uint64_t(r.sfa_ld) * 4,
-                                     uint32_t(device::kSfChunkKBlocks), uint32_t(cfg.block_m), tma::Swizzle::kNone},
-                                    op);
-  }
-  if (device::sfb_chunked(cfg)) {
-    params.tma_sfb = tma::encode_2d({DType::kFloat32, sfb.data, uint64_t(sf_k), uint64_t(p.n), uint64_t(r.sfb_ld) * 4,
-                                     uint32_t(device::kSfChunkKBlocks), uint32_t(cfg.block_n), tma::Swizzle::kNone},
-                                    op);
-  }
+  auto encode_sf_chunks = [&](const TensorView& sf, int64_t rows, int64_t ld, int box_rows) {
+    return tma::encode_2d({DType::kFloat32, sf.data, uint64_t(sf_k), uint64_t(rows), uint64_t(ld) * 4,
+                           uint32_t(device::kSfChunkKBlocks), uint32_t(box_rows), tma::Swizzle::kNone},
+                          op);
+  };
+  if (device::sfa_chunked(cfg)) params.tma_sfa = encode_sf_chunks(sfa, p.m, r.sfa_ld, cfg.block_m);
+  if (device::sfb_chunked(cfg)) params.tma_sfb = encode_sf_chunks(sfb, p.n, r.sfb_ld, cfg.block_n);
   if (p.sfa_k_major == 0) {
     params.tma_sfa = tma::encode_2d({DType::kFloat32, sfa.data, uint64_t(p.m), uint64_t(sf_k),
                                      uint64_t(sfa.stride(1)) * 4, uint32_t(cfg.block_m), 1, tma::Swizzle::kNone},

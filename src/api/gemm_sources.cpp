@@ -109,7 +109,7 @@ heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms
   }
   // The suites' row-major scales are contiguous [rows, ceil(K / 128)]: 16-byte rows where that is a multiple of 4.
   const bool row_major_per_row = sfa_k_major == 1 || (p.recipe == device::kRecipe1D1D && p.sfb_k_major == 1);
-  const int64_t sf_k = (gemm.k + 127) / 128;
+  const int64_t sf_k = device::ceil_div<int64_t>(gemm.k, 128);
   p.sf_rows_tma = row_major_per_row && heuristics::sf_rows_tma_ok(sf_k, sf_k, 0) ? 1 : 0;
   return p;
 }

@@ -92,6 +92,13 @@ void sweep_l2(const DeviceBuffer& flush, cudaStream_t stream) {
   jit::launch(kernel, geometry, &params, stream);
 }
 
+// The L2 flush before a call: `flush` overwritten (with `fill`, so no write is ever a no-op), and read back once with
+// L2Flush::kWriteThenRead.
+void flush_l2(const DeviceBuffer& flush, int fill, L2Flush mode, cudaStream_t stream) {
+  HOPGEMM_CUDA_CHECK(cudaMemsetAsync(flush.get(), fill & 0xff, flush.bytes(), stream));
+  if (mode == L2Flush::kWriteThenRead) sweep_l2(flush, stream);
+}
+
 // Owns a set of timing events.
 class EventPairs {
  public:
@@ -173,10 +180,7 @@ void sustain(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, c
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.sustain_ms);
   for (int batch = 0; std::chrono::steady_clock::now() < until; ++batch) {
     for (int i = 0; i < kBatch; ++i) {
-      if (flush != nullptr) {
-        HOPGEMM_CUDA_CHECK(cudaMemsetAsync(flush->get(), i, flush->bytes(), stream));
-        if (options.flush_mode == L2Flush::kWriteThenRead) sweep_l2(*flush, stream);
-      }
+      if (flush != nullptr) flush_l2(*flush, i, options.flush_mode, stream);
       fn(stream);
     }
     HOPGEMM_CUDA_CHECK(cudaEventRecord(done[batch % 2].get(), stream));
@@ -201,10 +205,7 @@ Timing time_call(const std::function<void(cudaStream_t)>& fn, cudaStream_t strea
 
   EventPairs events(options.iters);
   for (int i = 0; i < options.iters; ++i) {
-    if (flush != nullptr) {
-      HOPGEMM_CUDA_CHECK(cudaMemsetAsync(flush->get(), i & 0xff, flush->bytes(), stream));
-      if (options.flush_mode == L2Flush::kWriteThenRead) sweep_l2(*flush, stream);
-    }
+    if (flush != nullptr) flush_l2(*flush, i, options.flush_mode, stream);
     HOPGEMM_CUDA_CHECK(cudaEventRecord(events.start(i), stream));
     fn(stream);
     HOPGEMM_CUDA_CHECK(cudaEventRecord(events.stop(i), stream));

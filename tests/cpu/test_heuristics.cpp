@@ -291,7 +291,7 @@ TEST(Heuristics, EveryTunedEntryIsChosen) {
     p.sfb_k_major = e.sfb_k_major;
     p.num_sms = e.num_sms;
     // As tune measured them: row-major scales contiguous (16-byte rows where K / 128 is a multiple of 4).
-    const int64_t sf_k = (e.k + 127) / 128;
+    const int64_t sf_k = device::ceil_div<int64_t>(e.k, 128);
     p.sf_rows_tma = (e.sfa_k_major == 1 || e.sfb_k_major == 1) && heuristics::sf_rows_tma_ok(sf_k, sf_k, 0) ? 1 : 0;
     SCOPED_TRACE(heuristics::describe(p));
     const auto c = heuristics::choose_fp8_gemm_config(p).config;
