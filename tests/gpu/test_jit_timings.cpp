@@ -26,10 +26,11 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Host time per call: batches of 200 calls (well under the driver's launch-queue depth, so the host is
-// timed and not the GPU), the best of 5 batches (least disturbed by other processes).
+// timed and not the GPU), the best of 20 batches (least disturbed by other processes: with 5, one run right after
+// the kernel's cold compile read 5.19 us where the re-run read 4.11, bench/results/h100-2026-11-22-gpu-check-84e2390.txt).
 template <typename Call>
 double best_host_us_per_call(Call call, cudaStream_t stream) {
-  constexpr int kCalls = 200, kBatches = 5;
+  constexpr int kCalls = 200, kBatches = 20;
   double best = 1e30;
   for (int batch = 0; batch < kBatches; ++batch) {
     const auto start = Clock::now();
