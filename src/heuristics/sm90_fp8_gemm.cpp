@@ -134,10 +134,12 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   const int n_step = p.recipe == device::kRecipe1D2D ? 16 : 8;
   for (int cluster = 0; cluster < 3; ++cluster) {
     for (int block_m : {64, 128, 192, 256}) {
-      // Three math warpgroups (192 rows): 1D2D only; 1D1D 192x96 measured 8% slower than its 256-row picks
-      // (bench/results/h100-2026-11-22-try-three-wgs-wgrad.txt).
-      if (block_m == 192 && p.recipe == device::kRecipe1D1D) continue;
       for (int block_n = n_step; block_n <= 256; block_n += n_step) {
+        // Three math warpgroups (192 rows): 1D2D 192x128 only. Where its tile count fills the waves better it took
+        // 12-17% less time than the model's pick without it (2048x3072x7168, 4096x1536x7168, 6144x512x1536); 192x96
+        // won and lost (1536x7168x16384: 8% slower), and 1D1D 192x96 was 8% slower than the 256-row picks
+        // (bench/results/h100-2026-11-22-ab-three-wgs-model.txt, ...-try-three-wgs-wgrad.txt).
+        if (block_m == 192 && (p.recipe == device::kRecipe1D1D || block_n != 128)) continue;
         Sm90Fp8GemmConfig c;
         c.block_m = block_m;
         c.block_n = block_n;
