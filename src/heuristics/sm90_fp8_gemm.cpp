@@ -65,8 +65,10 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
   // 4096x7168x16384; tiles whose width is not a multiple of 32 lose on the B loads and epilogue.
   const bool is_1d1d = c.recipe == device::kRecipe1D1D;
   if (c.block_n % 32 != 0) eff *= is_1d1d ? k1D1DOddNEfficiency : kOddNEfficiency;
-  // One consumer warpgroup cannot hide its own promotion and waits; two overlap each other.
-  eff *= device::num_math_wgs(c) == 2 ? kTwoWgEfficiency : kOneWgEfficiency;
+  // One consumer warpgroup cannot hide its own promotion and waits; two overlap each other. Three (192-row tiles)
+  // ran at the per-tile rate of two on 256x128 (H100, 8192^3: 791 vs 802 us, about what the waves alone explain;
+  // bench/results/h100-2026-11-22-bench-three-wgs-8192.txt).
+  eff *= device::num_math_wgs(c) >= 2 ? kTwoWgEfficiency : kOneWgEfficiency;
   if (is_1d1d) eff *= k1D1DEfficiency;
   return eff;
 }
@@ -131,8 +133,13 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   std::vector<Fp8GemmChoice> ranked;
   const int n_step = p.recipe == device::kRecipe1D2D ? 16 : 8;
   for (int cluster = 0; cluster < 3; ++cluster) {
-    for (int block_m : {64, 128, 256}) {
+    for (int block_m : {64, 128, 192, 256}) {
       for (int block_n = n_step; block_n <= 256; block_n += n_step) {
+        // Three math warpgroups (192 rows): 1D2D 192x128 only. Where its tile count fills the waves better it took
+        // 12-17% less time than the model's pick without it (2048x3072x7168, 4096x1536x7168, 6144x512x1536); 192x96
+        // won and lost (1536x7168x16384: 8% slower), and 1D1D 192x96 was 8% slower than the 256-row picks
+        // (bench/results/h100-2026-11-22-ab-three-wgs-model.txt, ...-try-three-wgs-wgrad.txt).
+        if (block_m == 192 && (p.recipe == device::kRecipe1D1D || block_n != 128)) continue;
         Sm90Fp8GemmConfig c;
         c.block_m = block_m;
         c.block_n = block_n;

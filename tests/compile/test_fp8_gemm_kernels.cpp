@@ -275,6 +275,38 @@ TEST(Fp8GemmKernels, ScaleChunksCompileWithNvrtc) {
   expect_configs_compile(configs);
 }
 
+TEST(Fp8GemmKernels, ThreeMathWarpgroupsCompileWithNvrtc) {
+  // block_m 192: three math warpgroups of 152 registers (one m64 wave each). 1D2D 128-wide with per-stage and
+  // in-register B scales, turns, D in the last stage, row-major A scales staged by the producer warps; 1D1D
+  // 96-wide with MN-major and chunked row-major scales.
+  struct Variant {
+    int recipe, block_n, wg_order, d_in_stage, cluster_n, sfa_k_major, sfb_regs;
+  };
+  const Variant variants[] = {
+      {device::kRecipe1D2D, 128, 0, 0, 2, 0, 0}, {device::kRecipe1D2D, 128, 1, 0, 1, 0, 1},
+      {device::kRecipe1D2D, 128, 0, 1, 2, 0, 1}, {device::kRecipe1D2D, 112, 0, 0, 1, 1, 0},
+      {device::kRecipe1D1D, 96, 0, 0, 2, 0, 0},  {device::kRecipe1D1D, 96, 1, 0, 1, 1, 0},
+  };
+  std::vector<device::Sm90Fp8GemmConfig> configs;
+  for (const auto& v : variants) {
+    device::Sm90Fp8GemmConfig c = recipe_config(v.recipe);
+    c.block_m = 192;
+    c.block_n = v.block_n;
+    c.promote_overlap = 0;
+    c.wg_order = v.wg_order;
+    c.d_in_stage = v.d_in_stage;
+    if (v.d_in_stage == 1) c.d_passes = c.block_n * device::out_elem_bytes(c) / 128;
+    c.cluster_n = v.cluster_n;
+    c.sfa_k_major = v.sfa_k_major;
+    c.sfb_k_major = v.recipe == device::kRecipe1D1D ? v.sfa_k_major : 0;
+    c.sf_chunks = v.recipe == device::kRecipe1D1D && v.sfa_k_major == 1 ? 1 : 0;
+    c.sfb_regs = v.sfb_regs;
+    c.num_stages = heuristics::max_stages(c);
+    configs.push_back(c);
+  }
+  expect_configs_compile(configs);
+}
+
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
   const auto compiler = jit::make_nvcc_compiler();
   const auto s = distinct_suite_sources().front();

@@ -65,6 +65,21 @@ TEST(Heuristics, FollowsTheProblemShape) {
   EXPECT_EQ(device::cluster_size(heuristics::choose_fp8_gemm_config(problem(128, 2112, 7168)).config), 1);
 }
 
+TEST(Heuristics, ThreeWarpgroupsWhereTheirTilesFillTheWaves) {
+  // 192-row tiles (three math warpgroups) where their count fills the waves better than 128- and 256-row ones
+  // (4096x1536x7168: 264 tiles = 2 full waves; measured 69.6 vs 83.5 us for the pick without them), not where
+  // 256 rows do (4096x7168x16384: 7 waves of 256x128 tiles against 9.3 of 192x128), and never for 1D1D.
+  const auto fill = heuristics::choose_fp8_gemm_config(problem(4096, 1536, 7168));
+  EXPECT_EQ(fill.config.block_m, 192) << heuristics::describe(fill);
+  EXPECT_EQ(fill.config.block_n, 128);
+  EXPECT_NE(heuristics::choose_fp8_gemm_config(problem(4096, 7168, 16384)).config.block_m, 192);
+  Fp8GemmProblem wgrad = problem(4096, 7168, 4096);
+  wgrad.recipe = device::kRecipe1D1D;
+  wgrad.out_dtype = device::kOutFp32;
+  wgrad.accumulate = 1;
+  for (const auto& choice : heuristics::rank_fp8_gemm_configs(wgrad, SIZE_MAX)) EXPECT_NE(choice.config.block_m, 192);
+}
+
 TEST(Heuristics, SplitKOnlyWhereTilesAreFew) {
   // Decode shapes with a few dozen tiles and a long K: split-K fills the SMs.
   for (int64_t m : {1, 64}) {
@@ -251,8 +266,10 @@ TEST(Heuristics, GoldenChoices) {
       {{4096, 7168, 16384, 0, 0, 0, 0}, {256, 128, 4, 1, 2}},
       {{4096, 7168, 16384, 0, 0, 0, 1}, {256, 128, 4, 1, 2}},
       {{4096, 2112, 7168, 0, 0, 0, 0}, {128, 192, 4, 1, 1}},  // top-40 tune 2026-11-22: 106.9 us (c2x1 110.3)
-      {{8192, 8192, 8192, 0, 0, 0, 0}, {256, 128, 4, 1, 2}},
-      {{4096, 1536, 24576, 0, 0, 0, 0}, {128, 192, 4, 1, 1}},  // tuned: 1.94 waves beat 256x128's 1.45
+      // Three math warpgroups, bench A/B 2026-11-22 (h100-2026-11-22-bench-three-wgs-{8192,ab}.txt): 790.8 vs 801.0 us
+      // for 256x128 (20.8 waves of 192-row tiles against 15.5 of 256-row ones), 215.7 vs 224.3 us for 128x192.
+      {{8192, 8192, 8192, 0, 0, 0, 0}, {192, 128, 4, 1, 2}},
+      {{4096, 1536, 24576, 0, 0, 0, 0}, {192, 128, 4, 1, 2}},
       // FP32 D += A B^T reduced from registers: no staging tile, so two more stages than when tuned.
       {{4096, 7168, 4096, 1, 1, 1, 0}, {256, 80, 5, 1, 2}},
       {{7168, 2112, 4096, 1, 1, 1, 1}, {128, 152, 6, 1, 1}},  // confirmed tune 2026-11-22 (red epilogue): 177.3 us

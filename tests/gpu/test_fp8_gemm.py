@@ -236,6 +236,12 @@ PIPELINES = {
                                              num_stages=4),
     "1d2d-128x128-sfb-regs-wg-order": dict(block_m=128, block_n=128, sfb_regs=1, wg_order=1),
     "1d2d-64x96-sfb-regs-across-blocks": dict(block_m=64, block_n=96, sfb_regs=1, promote_overlap=1),
+    # Three math warpgroups (block_m 192; M = 777 leaves a 9-row last tile).
+    "1d2d-192x128-three-wgs": dict(block_m=192, block_n=128, cluster_m=1, cluster_n=2),
+    "1d2d-192x128-three-wgs-turns-sfb-regs": dict(block_m=192, block_n=128, wg_order=1, sfb_regs=1),
+    "1d2d-192x128-three-wgs-d-in-stage": dict(block_m=192, block_n=128, d_in_stage=1, d_passes=2, cluster_m=2),
+    "1d1d-192x96-three-wgs": dict(block_m=192, block_n=96, promote_overlap=0, cluster_n=2),
+    "1d1d-192x96-three-wgs-turns": dict(block_m=192, block_n=96, promote_overlap=0, wg_order=1),
 }
 
 
@@ -262,10 +268,29 @@ def test_consumer_pipelines(name, sfb_mn_major):
         assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
+@pytest.mark.parametrize("wg_order", [0, 1])
+def test_three_warpgroups_row_major_sfa_staged(wg_order):
+    # block_m 192 with row-major A scales staged by the four producer warps (3 passes of 64 rows), bitwise the result
+    # of MN-major A scales read by TMA; several tiles per CTA, M and N not multiples of the tile.
+    m, n, k = 2000, 3000, 4224
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=21 + wg_order)
+    overrides = dict(block_m=192, block_n=128, cluster_m=1, cluster_n=1, wg_order=wg_order, d_in_stage=0, d_passes=1,
+                     k_splits=1, splitk_fused=0, sfb_regs=0, sf_chunks=0)
+    outs = []
+    for sfa_arg in (sfa, hopgemm.get_mn_major_tma_aligned_tensor(sfa)):
+        d = poisoned(m, n, torch.bfloat16)
+        gemm_with((a8, sfa_arg), (b8, sfb), d, **overrides)
+        assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+        assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+        outs.append(d)
+    assert torch.equal(outs[0], outs[1])
+
+
 @pytest.mark.parametrize("overrides", [
     dict(block_m=128, block_n=128, wg_order=1),
     dict(block_m=256, block_n=128, d_in_stage=1, d_passes=2, num_stages=4, cluster_n=2),
     dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1),
+    dict(block_m=192, block_n=128, wg_order=1, cluster_n=2),
 ])
 def test_sfb_regs_across_units(overrides):
     # Several tiles per CTA: the first B-scale chunk of a CTA's next unit is loaded while the current unit runs;

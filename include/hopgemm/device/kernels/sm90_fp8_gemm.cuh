@@ -3,7 +3,7 @@
 // Warp-specialised persistent kernel: one producer warpgroup (warp 0: lane 0 issues TMA, all lanes cp.async
 // the B scales that are not TMA-loadable; row-major A scales: warps 1-3 (block_m >= 128: 0-3) stage 8 k-blocks
 // of them in registers, one full 32-byte sector per row, and store one column per stage; sf_chunks: lane 0 loads
-// the row-major per-row scales by TMA, 4 k-blocks per box, into a chunk ring of their own) and one or two math
+// the row-major per-row scales by TMA, 4 k-blocks per box, into a chunk ring of their own) and one to three math
 // warpgroups (wgmma
 // m64nNk32 e4m3 from smem, promotion every 128 K on CUDA cores, swizzled TMA-store epilogue; FP32 D += A B^T
 // reduces from registers into D instead: reduces_from_registers).
@@ -80,8 +80,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   constexpr bool kSfaFullPasses = kBlockM % (16 * kSfaWarps) == 0;  // else the last pass is partial
   // setmaxnreg.inc waits for registers the CTA got at launch (168 x 384 = 64512 for 3 warpgroups):
   // 40 x 128 + 232 x 256 = 64512 exactly, so these two move together. One math warpgroup: the CTA got 248 x 256
-  // at launch, so the producer can keep 64 (the row-major sfa staging needs them with split-K).
-  constexpr int kProducerRegs = kMathWgs == 1 ? 64 : 40, kConsumerRegs = kMathWgs == 1 ? 248 : 232;
+  // at launch, so the producer can keep 64 (the row-major sfa staging needs them with split-K). Three: 128 x 512 at
+  // launch; 40 x 128 + 152 x 384 = 63488.
+  constexpr int kProducerRegs = kMathWgs == 1 ? 64 : 40;
+  constexpr int kConsumerRegs = kMathWgs == 1 ? 248 : kMathWgs == 2 ? 232 : 152;
   constexpr Sm90Fp8GemmSmem kSmem = smem_layout(kConfig);
   constexpr u32 kTxBytes = kSmem.a_stage + kSmem.b_stage + (kSfaTma ? kBlockM * 4 : 0) + (kSfbTma ? kBlockN * 4 : 0);
   constexpr u32 kSfChunkTxBytes = ((kSfaChunked ? kBlockM : 0) + (kSfbChunked ? kBlockN : 0)) * 4 * kSfChunkKBlocks;
@@ -464,16 +466,17 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     constexpr int kAccSets = kConfig.promote_overlap == 1 ? 2 : 1;
     constexpr bool kColScalesInRegs =
         !k1D1D || kWaves * kBlockN / 2 + kAccSets * kBlockN / 2 + kBlockN / 4 <= 200;
-    // wg_order: the two math warpgroups take turns issuing their per-wave WGMMA batches (named barriers
-    // kTurnBarrier + wg: "wg may issue"), so the tensor cores run one WG's batch while the other promotes
-    // instead of both finishing together and promoting while the tensor cores idle. WG 1 grants WG 0 the
-    // first turn; WG 0 consumes WG 1's last grant after its loop, so every barrier phase completes.
+    // wg_order: the math warpgroups take turns issuing their per-wave WGMMA batches in a ring (named barriers
+    // kTurnBarrier + wg: "wg may issue"; wg grants wg + 1 after its issue), so the tensor cores run one WG's batch
+    // while another promotes instead of all finishing together and promoting while the tensor cores idle. The last
+    // WG grants WG 0 the first turn; WG 0 consumes the last WG's last grant after its loop, so every barrier
+    // phase completes.
     constexpr bool kDInStage = kConfig.d_in_stage == 1;
     u32 last_stage = 0;  // stage of the tile's last k-block (d_in_stage: D is staged there)
     constexpr bool kOrdered = kConfig.wg_order == 1;
-    constexpr u32 kTurnBarrier = 3;  // 3, 4 (0: __syncthreads, 1, 2: epilogue per warpgroup)
+    constexpr u32 kTurnBarrier = 4;  // 4 .. 6 (0: __syncthreads, 1 .. 3: epilogue per warpgroup, 7: split-K)
     if constexpr (kOrdered)
-      if (wg == 1) ptx::bar_arrive(kTurnBarrier, 256);
+      if (wg == kMathWgs - 1) ptx::bar_arrive(kTurnBarrier, 256);
     bool first_unit = true;  // kSfbInRegs: its first B-scale chunk is loaded at the unit start, later ones ahead
     while (sched.next(m_block, n_block)) {
       i32 kb_begin, kb_end;
@@ -592,7 +595,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
             const RowScales rs = load_row_scales(s, kb, w);
             if constexpr (kOrdered) ptx::bar_sync(kTurnBarrier + wg, 256);  // wait for this WG's turn
             issue_mma(acc[0], s, w);
-            if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg ^ 1), 256);  // the other WG's turn
+            if constexpr (kOrdered) ptx::bar_arrive(kTurnBarrier + (wg + 1) % kMathWgs, 256);  // the next WG's turn
             if (kColScalesInRegs && w == kWaves - 1) scales_read(s);
             ptx::wgmma_wait_group<0>();
             ptx::wgmma_fence_operand(acc[0]);
@@ -614,8 +617,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       // No D store for a phantom tile (past the matrix edge), nor for a fused split that did not finish last.
       bool skip_store = sched.is_phantom(m_block, n_block);
       if constexpr (kFusedSplitK) {
-        // Only the tile's last split to finish stores D (barrier 5: the math threads; 1-4 are taken).
-        constexpr u32 kSplitKBarrier = 5;
+        // Only the tile's last split to finish stores D (barrier 7: the math threads; 1-6 are taken).
+        constexpr u32 kSplitKBarrier = 7;
         skip_store = !epilogue::splitk_fused_reduce<kWaves, kBlockN / 2, kSplits, kMathWgs * 128>(
             fin, params.partials, params.tile_counters, m_block * sched.num_n_blocks + n_block, sched.k_split,
             kSplitKBarrier);

@@ -110,7 +110,11 @@ struct Sm90Fp8GemmParams {
   i64 ldd;             // its row stride (elements, even)
 };
 
-HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) { return c.block_m == 64 ? 1 : 2; }
+// Math warpgroups: one per 64 rows up to three (block_m 192: each runs one m64 wave per k-block, so while one promotes
+// the other two keep WGMMA batches in flight); block_m 256: two, of two waves each.
+HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) {
+  return c.block_m == 64 ? 1 : c.block_m == 192 ? 3 : 2;
+}
 HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
 HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
 // The tile the epilogue stores: FP32 partials under split-K, else D's dtype.
@@ -181,12 +185,16 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
     r = t;
   }
   const bool straddle_ok = c.recipe != kRecipe1D2D || c.block_n + 128 - g <= 256;
-  const bool tile_ok = (c.block_m == 64 || c.block_m == 128 || c.block_m == 256) && c.block_n >= 8 &&
+  const bool tile_ok = (c.block_m == 64 || c.block_m == 128 || c.block_m == 192 || c.block_m == 256) && c.block_n >= 8 &&
                        c.block_n <= 256 && c.block_n % mma_n_multiple == 0 && straddle_ok;
   // Registers per consumer thread: block_n / 2 tensor-core accumulators plus waves x block_n / 2
   // promoted ones (a wave = 64 rows of the warpgroup); kept <= 192 so ~232 registers suffice.
   const int waves = c.block_m / num_math_wgs(c) / 64;
-  const bool regs_ok = (waves + 1) * c.block_n <= 384;
+  // Three math warpgroups get 152 registers each (the producer keeps 40 of the 128 x 512 the CTA launches with):
+  // one accumulator set and one promoted set of block_n / 2 fit up to block_n 128 (1D1D: also its column scales).
+  const bool regs_ok = num_math_wgs(c) == 3 ? c.block_n <= (c.recipe == kRecipe1D2D ? 128 : 96) && c.promote_overlap == 0 &&
+                                                  c.k_splits == 1
+                                            : (waves + 1) * c.block_n <= 384;
   const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
                           c.num_sms % cluster_size(c) == 0 && (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
                           (c.cluster_n == 1 || (c.block_m / 2) % 8 == 0);
@@ -206,7 +214,7 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const bool in_stage_ok = c.d_in_stage == 0 || (c.d_in_stage == 1 && c.promote_overlap == 0 && passes_ok &&
                                                   c.k_splits == 1 && d_swizzle_bytes(c) == 128 &&
                                                   c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
-  const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) == 2 && c.promote_overlap == 0);
+  const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) >= 2 && c.promote_overlap == 0);
   // Fused split-K counts the splits of a tile per CTA (no cluster: split-K never pairs CTAs) and writes each
   // thread's fragment as float4 chunks.
   // With two math warpgroups (232 registers each) the partials' exchange needs registers beside the accumulators:
