@@ -76,8 +76,10 @@ def load(cands_path, summary_path, top):
 
 def predict(P, prob, c):
     wgrad = prob["role"] == "wgrad"
-    tiles = math.ceil(prob["m"] / c["bm"]) * math.ceil(prob["n"] / c["bn"])
-    units = tiles * c["ks"]
+    # A cluster's odd tile count runs a phantom tile too (the scheduler pads each axis to the cluster).
+    tiles_m = math.ceil(math.ceil(prob["m"] / c["bm"]) / c["cm"]) * c["cm"]
+    tiles_n = math.ceil(math.ceil(prob["n"] / c["bn"]) / c["cn"]) * c["cn"]
+    units = tiles_m * tiles_n * c["ks"]
     waves = math.ceil(units / c["sms"])
     k_blocks = math.ceil(prob["k"] / 128)
     unit_kb = math.ceil(k_blocks / c["ks"])

@@ -75,10 +75,14 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
 
 // Work units are (tile, split) pairs; a unit runs ceil(k_blocks / k_splits) k-blocks.
 double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tiles_out, int& waves_out) {
+  // A cluster's CTAs run together: where the tile count along its axis is odd, the scheduler runs a phantom tile
+  // (loads for its partner's multicast, no store) that takes an SM like a real one.
   const int64_t tiles_m = (p.m + c.block_m - 1) / c.block_m;
   const int64_t tiles_n = (p.n + c.block_n - 1) / c.block_n;
+  const int64_t cluster_tiles = (tiles_m + c.cluster_m - 1) / c.cluster_m * c.cluster_m *
+                                ((tiles_n + c.cluster_n - 1) / c.cluster_n * c.cluster_n);
   const int64_t tiles = tiles_m * tiles_n;
-  const int64_t units = tiles * c.k_splits;
+  const int64_t units = cluster_tiles * c.k_splits;
   const int64_t waves = (units + c.num_sms - 1) / c.num_sms;
   tiles_out = static_cast<int>(tiles);
   waves_out = static_cast<int>(waves);

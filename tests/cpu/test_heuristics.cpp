@@ -80,6 +80,17 @@ TEST(Heuristics, ThreeWarpgroupsWhereTheirTilesFillTheWaves) {
   for (const auto& choice : heuristics::rank_fp8_gemm_configs(wgrad, SIZE_MAX)) EXPECT_NE(choice.config.block_m, 192);
 }
 
+TEST(Heuristics, ClustersDoNotPairAnOddTileCount) {
+  // Three 256- or 128-row tile rows: a cluster along M would run a phantom fourth row, which takes SMs like a real
+  // one (bench A/B 2026-11-22, h100-2026-11-22-ab-model-phantom-tiles.txt: 768x32768x8192 310.5 us without, 482 with;
+  // 384x16384x16384 186.4 vs 290).
+  for (const auto& p : {problem(768, 32768, 8192), problem(384, 16384, 16384)}) {
+    const auto c = heuristics::choose_fp8_gemm_config(p);
+    const int64_t tiles_m = (p.m + c.config.block_m - 1) / c.config.block_m;
+    EXPECT_TRUE(c.config.cluster_m == 1 || tiles_m % 2 == 0) << heuristics::describe(c);
+  }
+}
+
 TEST(Heuristics, SplitKOnlyWhereTilesAreFew) {
   // Decode shapes with a few dozen tiles and a long K: split-K fills the SMs.
   for (int64_t m : {1, 64}) {
@@ -274,7 +285,9 @@ TEST(Heuristics, GoldenChoices) {
       {{4096, 7168, 4096, 1, 1, 1, 0}, {256, 80, 5, 1, 2}},
       {{7168, 2112, 4096, 1, 1, 1, 1}, {128, 152, 6, 1, 1}},  // confirmed tune 2026-11-22 (red epilogue): 177.3 us
       {{33, 576, 144, 0, 0, 0, 1}, {64, 16, 16, 1, 1}},
-      {{4095, 7176, 7296, 0, 0, 0, 1}, {256, 128, 3, 1, 2}},
+      // 57 tile columns: a cluster along N would run a phantom column (bench A/B with MN-major sfa, 2026-11-22: c2x1
+      // 319.9 us, c1x2 354.5; h100-2026-11-22-ab-model-phantom-tiles.txt).
+      {{4095, 7176, 7296, 0, 0, 0, 1}, {256, 128, 3, 2, 1}},
   };
   // 256x128 at K >= 8192 stages D in its last pipeline stage: 4 stages (harness, H100: +0.8-1.9%).
   for (const auto& g : goldens) {
