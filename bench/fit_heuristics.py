@@ -28,7 +28,8 @@ MODEL_SOURCE = Path(__file__).resolve().parent.parent / "src" / "heuristics" / "
 CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", sms_full_dram="kSmsForFullDram",
                  tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
                  splitk_fixed="kSplitKFusedFixedUs", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
-                 odd_n="kOddNEfficiency", eff_1d1d="k1D1DEfficiency", odd_n_1d1d="k1D1DOddNEfficiency")
+                 odd_n="kOddNEfficiency", eff_1d1d="k1D1DEfficiency", odd_n_1d1d="k1D1DOddNEfficiency",
+                 colsmem_1d1d="k1D1DColScalesInSmemEfficiency")
 # splitk_fixed is the fused split's fixed cost: since 35cd048 every split candidate the heuristics offer is fused,
 # so tune logs from then on measure only that form.
 
@@ -91,6 +92,11 @@ def predict(P, prob, c):
     eff *= P["eff_1wg"] if c["bm"] == 64 else P["eff_2wg"]
     if wgrad:
         eff *= P["eff_1d1d"]
+        # col_scales_in_regs (sm90_fp8_gemm_types.cuh) with the heuristics' promote_overlap rule for 1D1D.
+        overlap = (c["bm"] <= 128 and c["bn"] <= 128) or (c["bm"] == 256 and c["bn"] <= 96)
+        row_waves = 2 if c["bm"] == 256 else 1
+        if row_waves * c["bn"] // 2 + (2 if overlap else 1) * c["bn"] // 2 + c["bn"] // 4 > 200:
+            eff *= P["colsmem_1d1d"]
     per_sm = P["peak"] / c["sms"] * eff
     kb_us = 2.0 * c["bm"] * c["bn"] * 128 / (per_sm * 1e12) * 1e6
     compute = waves * (unit_kb * max(kb_us, P["kblock_floor"]) + P["tile_overhead"])

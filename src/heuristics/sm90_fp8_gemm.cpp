@@ -53,6 +53,9 @@ constexpr double kTwoWgEfficiency = 0.73;
 // time over the best went 1.109x -> 1.068x on the fitting set, 1.133x -> 1.083x (worst 1.29x -> 1.17x) held out.
 constexpr double k1D1DEfficiency = 0.70;
 constexpr double k1D1DOddNEfficiency = 1.0;
+// 1D1D tiles whose column scales do not fit in registers (device::col_scales_in_regs: 256x120-128, 256x96 and
+// 128x120-128 with their second accumulator set) read them from shared memory at every promotion. fitted.
+constexpr double k1D1DColScalesInSmemEfficiency = 0.95;
 // bench/fit_heuristics.py reads the constexpr doubles of this file as its current constants.
 
 // Fraction of peak a warpgroup sustains for a 64 x block_n x 32 WGMMA: the tensor core needs
@@ -69,7 +72,7 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
   // ran at the per-tile rate of two on 256x128 (H100, 8192^3: 791 vs 802 us, about what the waves alone explain;
   // bench/results/h100-2026-11-22-bench-three-wgs-8192.txt).
   eff *= device::num_math_wgs(c) >= 2 ? kTwoWgEfficiency : kOneWgEfficiency;
-  if (is_1d1d) eff *= k1D1DEfficiency;
+  if (is_1d1d) eff *= k1D1DEfficiency * (device::col_scales_in_regs(c) ? 1.0 : k1D1DColScalesInSmemEfficiency);
   return eff;
 }
 

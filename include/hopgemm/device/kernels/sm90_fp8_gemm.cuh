@@ -459,13 +459,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     constexpr bool kOverlap = kConfig.promote_overlap == 1 && kWaves == 1;
     constexpr bool kWavePipelined = kConfig.promote_overlap == 1 && kWaves == 2;
     float acc[kConfig.promote_overlap == 1 ? 2 : 1][kBlockN / 2];  // tensor-core partial sums of one 128-K block
-    // Column scales held in registers across a k-block's waves when they fit next to the promoted and
-    // tensor-core accumulators (1D1D: kBlockN / 4 of them); else each promotion reads them from the stage and
-    // the stage is released after the last one. 256x128 1D1D (224 registers of accumulators and scales)
-    // spilled 4 bytes with them in registers; 128x160 (200) and the pipelined 256x80 (180) do not.
-    constexpr int kAccSets = kConfig.promote_overlap == 1 ? 2 : 1;
-    constexpr bool kColScalesInRegs =
-        !k1D1D || kWaves * kBlockN / 2 + kAccSets * kBlockN / 2 + kBlockN / 4 <= 200;
+    // Column scales held in registers across a k-block's waves where they fit (col_scales_in_regs); else each
+    // promotion reads them from the stage and the stage is released after the last one.
+    constexpr bool kColScalesInRegs = col_scales_in_regs(kConfig);
     // wg_order: the math warpgroups take turns issuing their per-wave WGMMA batches in a ring (named barriers
     // kTurnBarrier + wg: "wg may issue"; wg grants wg + 1 after its issue), so the tensor cores run one WG's batch
     // while another promotes instead of all finishing together and promoting while the tensor cores idle. The last

@@ -137,6 +137,15 @@ HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
   return row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : row_bytes % 32 == 0 ? 32 : 16;
 }
 
+// 1D1D column scales (block_n / 4 registers) held across a k-block's waves where they fit beside the promoted and
+// tensor-core accumulators; else each promotion reads them from shared memory (the kernel and the cost model ask).
+// 256x128 1D1D (224 registers of accumulators and scales) spilled 4 bytes with them in registers; 128x160 (200) and
+// the pipelined 256x80 (180) do not.
+HOPGEMM_HOST_DEVICE constexpr bool col_scales_in_regs(const Sm90Fp8GemmConfig& c) {
+  const int waves = c.block_m / num_math_wgs(c) / 64, acc_sets = c.promote_overlap == 1 ? 2 : 1;
+  return c.recipe != kRecipe1D1D || waves * c.block_n / 2 + acc_sets * c.block_n / 2 + c.block_n / 4 <= 200;
+}
+
 // Shared memory carve-up (bytes); every region starts 1024-aligned or 128-aligned as TMA/wgmma need.
 struct Sm90Fp8GemmSmem {
   int d, a_stage, b_stage, sfa_stage, sfb_stage;
