@@ -29,6 +29,8 @@ SETS = {
     "heldout2": ("h100-2026-11-22-heldout2-candidates.log", "h100-2026-11-22-heldout2-summary.txt", 40),
     "heldout3": ("h100-2026-11-22-heldout3-candidates.log", "h100-2026-11-22-heldout3-summary.txt", 80),
     "wgrad-held": ("h100-2026-11-22-heldout-wgrad-candidates.log", "h100-2026-11-22-heldout-wgrad-summary.txt", 150),
+    # Ninth session, after three math warpgroups, phantom tiles and the 1D1D column-scale term (a299eef).
+    "heldout4": ("h100-2026-11-22-heldout4-candidates.log", "h100-2026-11-22-heldout4-summary.txt", 40),
 }
 
 
