@@ -29,6 +29,7 @@ constexpr double kDramGBps = 3000.0;       // device copy
 constexpr double kL2GBps = 9405.0;         // fitted
 constexpr double k1D1DL2GBps = 6600.0;     // fitted
 constexpr double kSmIngressGBps = 73.5;    // per SM (fitted)
+constexpr double kL2Bytes = 50.0 * 1024 * 1024;  // H100 L2 capacity
 constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
 constexpr double kTileOverheadUs = 1.89;   // prologue + epilogue + promotion tail per tile (fitted)
 constexpr int64_t kSfbRegsMinK = 4096;     // from here on 1D2D keeps the B scales in registers (sfb_regs)
@@ -148,7 +149,15 @@ int max_stages(Sm90Fp8GemmConfig config) {
 std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t max_count) {
   std::vector<Fp8GemmChoice> ranked;
   const int n_step = p.recipe == device::kRecipe1D2D ? 16 : 8;
-  for (int cluster = 0; cluster < 3; ++cluster) {
+  // Cluster orders, the first winning the model's ties (within 0.5%): none, B shared (2x1), A shared (1x2). Where A
+  // takes more than half the L2 (the rest holds B's and D's tiles) it is re-streamed from HBM for every band of tile
+  // columns, which sharing it halves; the model's L2 terms cannot see that, so A-sharing pairs go first there (H100,
+  // the same tile against 1x1: 8192x7168x7168 617 vs 636 us, 8192x1536x4096 81.5 vs 85.2, 8192x1536x7168 135.2 vs
+  // 140.5, 16384x32768x8192 6577 vs 7588; with A in L2, 1x2 lost: 768x12288x7168 118.5 vs 105.1;
+  // bench/results/h100-2026-11-22-ab-model-sm-ingress-c1x2.txt). Measured for 1D2D only.
+  const bool a_outgrows_l2 = p.recipe == device::kRecipe1D2D && double(p.m) * double(p.k) > kL2Bytes / 2;
+  const int cluster_order[3] = {a_outgrows_l2 ? 2 : 0, a_outgrows_l2 ? 0 : 1, a_outgrows_l2 ? 1 : 2};
+  for (int cluster : cluster_order) {
     for (int block_m : {64, 128, 192, 256}) {
       for (int block_n = n_step; block_n <= 256; block_n += n_step) {
         // Three math warpgroups (192 rows): 1D2D 192x128 only. Where its tile count fills the waves better it took
