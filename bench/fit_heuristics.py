@@ -25,7 +25,8 @@ SHAPE = re.compile(r"shape (\w+):(\d+)x(\d+)x(\d+): (\d+) candidates")
 # The model's constants as src/heuristics/sm90_fp8_gemm.cpp defines them (its constexpr doubles, by name), so
 # this mirror of predict_us() cannot drift from them.
 MODEL_SOURCE = Path(__file__).resolve().parent.parent / "src" / "heuristics" / "sm90_fp8_gemm.cpp"
-CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", sms_full_dram="kSmsForFullDram",
+CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", l2_1d1d="k1D1DL2GBps", ingress="kSmIngressGBps",
+                 sms_full_dram="kSmsForFullDram",
                  tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
                  splitk_fixed="kSplitKFusedFixedUs", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
                  odd_n="kOddNEfficiency", eff_1d1d="k1D1DEfficiency", odd_n_1d1d="k1D1DOddNEfficiency",
@@ -108,9 +109,10 @@ def predict(P, prob, c):
     dram = dram_bytes / (P["dram"] * 1e3 * min(1.0, busy / P["sms_full_dram"]))
     a = c["bm"] * unit_kb * 128.0 / (2 if c["cn"] == 2 else 1)
     b = c["bn"] * unit_kb * 128.0 / (2 if c["cm"] == 2 else 1)
-    l2 = units * (a + b) / (P["l2"] * 1e3)
+    l2 = units * (a + b) / ((P["l2_1d1d"] if wgrad else P["l2"]) * 1e3)
+    ingress = waves * unit_kb * (c["bm"] + c["bn"]) * 128.0 / (P["ingress"] * 1e3)
     reduce = P["splitk_fixed"] + (partial + d_bytes) / (P["dram"] * 1e3) if c["ks"] > 1 else 0.0
-    return P["launch"] + max(compute, dram, l2) + reduce
+    return P["launch"] + max(compute, dram, l2, ingress) + reduce
 
 
 def score(P, rows):
@@ -148,9 +150,9 @@ def main():
         print(f"given  : rms log error {rms:.3f}, model pick / best measured geomean {pick:.3f} (worst {worst:.2f})")
         return
     P = dict(CURRENT)
-    fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "l2"]
+    fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "l2", "ingress"]
     if any(r["role"] == "wgrad" for r in rows):  # unconstrained (and meaningless) without 1D1D measurements
-        fit_keys += ["eff_1d1d", "odd_n_1d1d"]
+        fit_keys += ["eff_1d1d", "odd_n_1d1d", "l2_1d1d"]
     if only is not None:
         fit_keys = only
     # Coordinate search on the log error, tie-broken by the pick quality; a few sweeps of multiplicative steps.

@@ -21,9 +21,17 @@ using device::Sm90Fp8GemmConfig;
 // (worst 1.33x -> 1.14x) there, 1.041x -> 1.030x on the fitting set.
 constexpr double kPeakTflops = 1979.0;     // dense FP8 tensor cores, datasheet
 constexpr double kDramGBps = 3000.0;       // device copy
-constexpr double kL2GBps = 6600.0;         // L2 -> SM fill rate, all SMs (fitted)
+// L2 -> SM: the L2's output over all SMs (the shared operand counted once per cluster), and what one SM takes in
+// (its whole A and B tiles, multicast or not). 1D1D: the FP32 D reduce runs through the same L2, whose rate left to
+// the operands fits lower. Fitted 2026-11-22 (ninth session) on the tune40, mid-M and decode logs: the aggregate
+// rate alone (6600) made narrow tiles and clusters look L2-bound where they are not (held-out picks 1.044x ->
+// 1.003x, 1.034x -> 1.020x, 1.031x -> 1.016x, 1.066x -> 1.037x of the best measured with the ingress term).
+constexpr double kL2GBps = 9405.0;         // fitted
+constexpr double k1D1DL2GBps = 6600.0;     // fitted
+constexpr double kSmIngressGBps = 73.5;    // per SM (fitted)
+constexpr double kL2Bytes = 50.0 * 1024 * 1024;  // H100 L2 capacity
 constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
-constexpr double kTileOverheadUs = 2.1;    // prologue + epilogue + promotion tail per tile (fitted)
+constexpr double kTileOverheadUs = 1.89;   // prologue + epilogue + promotion tail per tile (fitted)
 constexpr int64_t kSfbRegsMinK = 4096;     // from here on 1D2D keeps the B scales in registers (sfb_regs)
 // Kernel launch + ramp, and (in the timings fitted) the write-back of the L2 flush's dirty lines.
 constexpr double kLaunchUs = 6.7;
@@ -109,14 +117,16 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   // L2 -> SM: each unit streams its A and B slices; multicast halves the shared operand.
   const double a_bytes = double(c.block_m) * unit_k_blocks * 128.0 / (c.cluster_n == 2 ? 2 : 1);
   const double b_bytes = double(c.block_n) * unit_k_blocks * 128.0 / (c.cluster_m == 2 ? 2 : 1);
-  const double l2_us = units * (a_bytes + b_bytes) / (kL2GBps * 1e3);
+  const double l2_rate = c.recipe == device::kRecipe1D1D ? k1D1DL2GBps : kL2GBps;
+  const double l2_us = units * (a_bytes + b_bytes) / (l2_rate * 1e3);
+  const double ingress_us = waves * unit_k_blocks * double(c.block_m + c.block_n) * 128.0 / (kSmIngressGBps * 1e3);
 
   // Split-K: the reduction (the reduce kernel, or the last split when fused) reads the partials and writes D
   // (reading it too when accumulating).
   const double reduce_fixed_us = c.splitk_fused ? kSplitKFusedFixedUs : kSplitKFixedUs;
   const double reduce_us = c.k_splits > 1 ? reduce_fixed_us + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
 
-  return kLaunchUs + std::max({compute_us, dram_us, l2_us}) + reduce_us;
+  return kLaunchUs + std::max({compute_us, dram_us, l2_us, ingress_us}) + reduce_us;
 }
 
 }  // namespace
@@ -139,7 +149,15 @@ int max_stages(Sm90Fp8GemmConfig config) {
 std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t max_count) {
   std::vector<Fp8GemmChoice> ranked;
   const int n_step = p.recipe == device::kRecipe1D2D ? 16 : 8;
-  for (int cluster = 0; cluster < 3; ++cluster) {
+  // Cluster orders, the first winning the model's ties (within 0.5%): none, B shared (2x1), A shared (1x2). Where A
+  // takes more than half the L2 (the rest holds B's and D's tiles) it is re-streamed from HBM for every band of tile
+  // columns, which sharing it halves; the model's L2 terms cannot see that, so A-sharing pairs go first there (H100,
+  // the same tile against 1x1: 8192x7168x7168 617 vs 636 us, 8192x1536x4096 81.5 vs 85.2, 8192x1536x7168 135.2 vs
+  // 140.5, 16384x32768x8192 6577 vs 7588; with A in L2, 1x2 lost: 768x12288x7168 118.5 vs 105.1;
+  // bench/results/h100-2026-11-22-ab-model-sm-ingress-c1x2.txt). Measured for 1D2D only.
+  const bool a_outgrows_l2 = p.recipe == device::kRecipe1D2D && double(p.m) * double(p.k) > kL2Bytes / 2;
+  const int cluster_order[3] = {a_outgrows_l2 ? 2 : 0, a_outgrows_l2 ? 0 : 1, a_outgrows_l2 ? 1 : 2};
+  for (int cluster : cluster_order) {
     for (int block_m : {64, 128, 192, 256}) {
       for (int block_n = n_step; block_n <= 256; block_n += n_step) {
         // Three math warpgroups (192 rows): 1D2D 192x128 only. Where its tile count fills the waves better it took

