@@ -62,7 +62,7 @@ constexpr double kTwoWgEfficiency = 0.73;
 constexpr double k1D1DEfficiency = 0.70;
 constexpr double k1D1DOddNEfficiency = 1.0;
 // 1D1D tiles whose column scales do not fit in registers (device::col_scales_in_regs: 256x120-128, 256x96 and
-// 128x120-128 with their second accumulator set) read them from shared memory at every promotion. fitted.
+// 128x120-128 with their second accumulator set) read them from shared memory at every promotion (fitted).
 constexpr double k1D1DColScalesInSmemEfficiency = 0.95;
 // bench/fit_heuristics.py reads the constexpr doubles of this file as its current constants.
 
@@ -114,7 +114,8 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   const double busy_sms = std::min<double>(units, c.num_sms);
   const double dram_us = dram_bytes / (kDramGBps * 1e3 * std::min(1.0, busy_sms / kSmsForFullDram));
 
-  // L2 -> SM: each unit streams its A and B slices; multicast halves the shared operand.
+  // L2 -> SM: each unit streams its A and B slices out of the L2 (multicast halves the shared operand), and each SM
+  // takes in its whole tiles, wave after wave.
   const double a_bytes = double(c.block_m) * unit_k_blocks * 128.0 / (c.cluster_n == 2 ? 2 : 1);
   const double b_bytes = double(c.block_n) * unit_k_blocks * 128.0 / (c.cluster_m == 2 ? 2 : 1);
   const double l2_rate = c.recipe == device::kRecipe1D1D ? k1D1DL2GBps : kL2GBps;
