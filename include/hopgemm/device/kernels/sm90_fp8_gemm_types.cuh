@@ -200,10 +200,12 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   // promoted ones (a wave = 64 rows of the warpgroup); kept <= 192 so ~232 registers suffice.
   const int waves = c.block_m / num_math_wgs(c) / 64;
   // Three math warpgroups get 152 registers each (the producer keeps 40 of the 128 x 512 the CTA launches with):
-  // one accumulator set and one promoted set of block_n / 2 fit up to block_n 128 (1D1D: also its column scales).
-  const bool regs_ok = num_math_wgs(c) == 3 ? c.block_n <= (c.recipe == kRecipe1D2D ? 128 : 96) && c.promote_overlap == 0 &&
-                                                  c.k_splits == 1
-                                            : (waves + 1) * c.block_n <= 384;
+  // one accumulator set and one promoted set of block_n / 2 fit up to block_n 128 (1D1D: 96, its column scales
+  // beside them), with no room for a second accumulator set or split-K's partials (ptxas, sm_90a: highest register
+  // R143 at 192x128).
+  const bool three_wgs_regs_ok = c.block_n <= (c.recipe == kRecipe1D2D ? 128 : 96) && c.promote_overlap == 0 &&
+                                 c.k_splits == 1;
+  const bool regs_ok = num_math_wgs(c) == 3 ? three_wgs_regs_ok : (waves + 1) * c.block_n <= 384;
   const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
                           c.num_sms % cluster_size(c) == 0 && (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
                           (c.cluster_n == 1 || (c.block_m / 2) % 8 == 0);
