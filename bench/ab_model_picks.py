@@ -1,6 +1,7 @@
 """Write a GPU probe that times a heuristics change where it matters: the shapes whose pick it moves.
 
-    python bench/ab_model_picks.py OLD/hopgemm NEW/hopgemm [--sample N] [--seed S] [--recipe 1d2d|1d1d|both] > probe.sh
+    python bench/ab_model_picks.py OLD/hopgemm NEW/hopgemm [--sample N] [--seed S] [--recipe 1d2d|1d1d|both]
+                                   [--m M,M,...] > probe.sh
 
 Both builds' `hopgemm explain --shape ... --top 1` are asked for the pick of random shapes from a grid of LLM-like
 dimensions (the tuning table's shapes are skipped: a model change does not move them) until N shapes with different
@@ -52,8 +53,9 @@ def main():
     opts = dict(zip(rest[::2], rest[1::2]))
     sample, seed = int(opts.get("--sample", 12)), int(opts.get("--seed", 1))
     recipes = {"1d2d": [""], "1d1d": ["wgrad:"], "both": ["", "wgrad:"]}[opts.get("--recipe", "both")]
+    rows = [int(m) for m in opts["--m"].split(",")] if "--m" in opts else M  # e.g. decode sizes
     rng = random.Random(seed)
-    grid = [f"{role}{m}x{n}x{k}" for role in recipes for m in M for n in N for k in K]
+    grid = [f"{role}{m}x{n}x{k}" for role in recipes for m in rows for n in N for k in K]
     rng.shuffle(grid)
     lines, tried = [], 0
     for shape in grid:
