@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   constexpr int kStages = kConfig.num_stages;
   constexpr int kMathWgs = num_math_wgs(kConfig);
   constexpr int kWgRows = kBlockM / kMathWgs;  // rows per math warpgroup: 64 or 128
-  constexpr int kWaves = kWgRows / 64;         // m64 wgmma row-blocks per math warpgroup
+  constexpr int kWaves = waves_per_wg(kConfig);  // m64 wgmma row-blocks per math warpgroup
   constexpr int kClusterSize = cluster_size(kConfig);
   constexpr bool kMulticastA = kConfig.cluster_n == 2, kMulticastB = kConfig.cluster_m == 2;
   constexpr bool k1D1D = kConfig.recipe == kRecipe1D1D;
@@ -110,7 +110,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // Chunks are aligned to k-block multiples of 4 (a box must start 16-byte aligned: TMA faults otherwise), so a split-K
   // unit starting elsewhere begins with a partial chunk. The chunk of k-block kb (absolute) of the unit starting at
   // sf_kb_begin: the CTA's chunks so far (both roles count them alike) + its chunk within the unit; its slot and the
-  // parity of the slot's barrier phase follow.
+  // parity of the slot's barrier phase follow (the chunk ring after that many chunks).
+  using SfChunkRing = pipeline::StageRing<kSfChunkSlots>;
   u32 sf_chunks_before = 0;
   i32 sf_kb_begin = 0;
   auto sf_chunk_of = [&](i32 kb) {
@@ -243,8 +244,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
               // spinning on the next stages' empty barriers, 64-row tiles hung (the warp kept running the spinning
               // lanes; H100, 2026-11-22).
               if (sf_chunk_starts(kb)) {
-                const u32 chunk = sf_chunk_of(kb), slot = chunk % kSfChunkSlots;
-                ptx::mbarrier_wait(&sf_empty[slot], ((chunk / kSfChunkSlots) & 1) ^ 1);
+                const SfChunkRing chunk = SfChunkRing::at(sf_chunk_of(kb));
+                const u32 slot = chunk.stage;
+                ptx::mbarrier_wait(&sf_empty[slot], chunk.phase ^ 1);
                 if (lane == 0) {
                   ptx::mbarrier_arrive_expect_tx(&sf_full[slot], kSfChunkTxBytes);
                   const u32 dst = sf_chunk_addr + slot * kSmem.sf_chunk, sf_bar = ptx::smem_addr(&sf_full[slot]);
@@ -344,7 +346,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     // (The consumer counts k-blocks from its unit's first: kb here is relative, sf_kb_begin + kb absolute.)
     auto sf_chunk_offset = [&](i32 kb) {
       kb += sf_kb_begin;
-      return (sf_chunk_of(kb) % kSfChunkSlots) * kSmem.sf_chunk + (static_cast<u32>(kb) % kSfChunkKBlocks) * 4;
+      return SfChunkRing::at(sf_chunk_of(kb)).stage * kSmem.sf_chunk + (static_cast<u32>(kb) % kSfChunkKBlocks) * 4;
     };
     auto load_row_scales = [&](u32 s, i32 kb, int w) {
       if constexpr (kSfaChunked) {
@@ -361,8 +363,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       if constexpr (kSfChunks) {
         kb += sf_kb_begin;
         if (sf_chunk_starts(kb)) {
-          const u32 chunk = sf_chunk_of(kb);
-          ptx::mbarrier_wait(&sf_full[chunk % kSfChunkSlots], (chunk / kSfChunkSlots) & 1);
+          const SfChunkRing chunk = SfChunkRing::at(sf_chunk_of(kb));
+          ptx::mbarrier_wait(&sf_full[chunk.stage], chunk.phase);
         }
       }
     };
@@ -371,7 +373,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
         const i32 kb_abs = sf_kb_begin + kb;
         if (kb_abs % kSfChunkKBlocks == kSfChunkKBlocks - 1 || kb == unit_k_blocks - 1) {
           __syncwarp();
-          if (lane == 0) ptx::mbarrier_arrive(&sf_empty[sf_chunk_of(kb_abs) % kSfChunkSlots]);
+          if (lane == 0) ptx::mbarrier_arrive(&sf_empty[SfChunkRing::at(sf_chunk_of(kb_abs)).stage]);
         }
       }
     };

@@ -116,6 +116,8 @@ HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) {
   return c.block_m == 64 ? 1 : c.block_m == 192 ? 3 : 2;
 }
 HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
+// m64 WGMMA row blocks (waves) each math warpgroup runs per k-block: 1, or 2 for 256-row tiles.
+HOPGEMM_HOST_DEVICE constexpr int waves_per_wg(const Sm90Fp8GemmConfig& c) { return c.block_m / num_math_wgs(c) / 64; }
 HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
 // The tile the epilogue stores: FP32 partials under split-K, else D's dtype.
 HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) {
@@ -142,7 +144,7 @@ HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
 // 256x128 1D1D (224 registers of accumulators and scales) spilled 4 bytes with them in registers; 128x160 (200) and
 // the pipelined 256x80 (180) do not.
 HOPGEMM_HOST_DEVICE constexpr bool col_scales_in_regs(const Sm90Fp8GemmConfig& c) {
-  const int waves = c.block_m / num_math_wgs(c) / 64, acc_sets = c.promote_overlap == 1 ? 2 : 1;
+  const int waves = waves_per_wg(c), acc_sets = c.promote_overlap == 1 ? 2 : 1;
   return c.recipe != kRecipe1D1D || waves * c.block_n / 2 + acc_sets * c.block_n / 2 + c.block_n / 4 <= 200;
 }
 
@@ -198,7 +200,7 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
                        c.block_n <= 256 && c.block_n % mma_n_multiple == 0 && straddle_ok;
   // Registers per consumer thread: block_n / 2 tensor-core accumulators plus waves x block_n / 2
   // promoted ones (a wave = 64 rows of the warpgroup); kept <= 192 so ~232 registers suffice.
-  const int waves = c.block_m / num_math_wgs(c) / 64;
+  const int waves = waves_per_wg(c);
   // Three math warpgroups get 152 registers each (the producer keeps 40 of the 128 x 512 the CTA launches with):
   // one accumulator set and one promoted set of block_n / 2 fit up to block_n 128 (1D1D: 96, its column scales
   // beside them), with no room for a second accumulator set or split-K's partials (ptxas, sm_90a: highest register
