@@ -3,11 +3,7 @@
 # picks without it, on 1D1D shapes whose pick the term moves (a sample of the 719 of 3060 1D1D grid picks), each
 # pair timed twice in alternation by `hopgemm bench` (L2 flushed, median, cuBLASLt in the same run).
 # Output: bench/results/h100-2026-11-22-ab-model-1d1d-col-scales.txt.
-export HOPGEMM_VENV=/tmp/hopgemm-venv HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
-source scripts/setup_env.sh; set +e
-[ -x "$BUILD_DIR/hopgemm" ] || build_cli /tmp/build_cli.log
-H=$BUILD_DIR/hopgemm
-ab() { for r in 1 2; do for C in "" "$2"; do echo "== $1 [${C:-new model pick}]"; $H bench --shape $1 ${C:+--config $C} --out /tmp/x.json 2>&1 | grep -E "^(fwd|dgrad|wgrad) " | cut -c1-200; done; done; }
+source bench/probes/ab_lib.sh
 ab wgrad:3072x16384x5120 block_m=256,block_n=128,cluster_m=1,cluster_n=1,k_splits=1,raster_band=16,promote_overlap=0,wg_order=0,d_in_stage=0,splitk_fused=0,sfb_regs=0,sf_chunks=0,d_passes=1
 ab wgrad:4096x4096x13824 block_m=256,block_n=128,cluster_m=1,cluster_n=1,k_splits=1,raster_band=16,promote_overlap=0,wg_order=0,d_in_stage=1,splitk_fused=0,sfb_regs=0,sf_chunks=0,d_passes=4
 ab wgrad:6144x2112x8192 block_m=256,block_n=96,cluster_m=2,cluster_n=1,k_splits=1,raster_band=16,promote_overlap=1,wg_order=0,d_in_stage=0,splitk_fused=0,sfb_regs=0,sf_chunks=0,d_passes=1

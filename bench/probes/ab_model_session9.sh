@@ -3,11 +3,7 @@
 # The ninth session's model changes (phantom tiles, the 1D1D column-scale term, the L2 output and SM intake terms,
 # A-sharing pairs first) against the model of 6e52cdb, on 16 random moved picks. Run first next session:
 # `bash bench/probes/ab_model_session9.sh > $OUT/ab-model-session9.txt` (about 3 minutes).
-export HOPGEMM_VENV=/tmp/hopgemm-venv HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
-source scripts/setup_env.sh; set +e
-[ -x "$BUILD_DIR/hopgemm" ] || build_cli /tmp/build_cli.log
-H=$BUILD_DIR/hopgemm
-ab() { for r in 1 2; do for C in "" "$2"; do echo "== $1 [${C:-new model pick}]"; $H bench --shape $1 ${C:+--config $C} --out /tmp/x.json 2>&1 | grep -E "^(fwd|dgrad|wgrad) " | cut -c1-200; done; done; }
+source bench/probes/ab_lib.sh
 # 16 moved picks among 32 random grid shapes (seed 9)
 ab 200x576x13824 block_m=128,block_n=96,cluster_m=1,cluster_n=1,k_splits=8,raster_band=16,d_passes=1,promote_overlap=0,wg_order=1,d_in_stage=0,splitk_fused=1,sfb_regs=1,sf_chunks=0
 ab wgrad:16384x2048x16384 block_m=256,block_n=128,cluster_m=1,cluster_n=1,k_splits=1,raster_band=16,d_passes=4,promote_overlap=0,wg_order=0,d_in_stage=1,splitk_fused=0,sfb_regs=0,sf_chunks=0

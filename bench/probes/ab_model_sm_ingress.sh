@@ -3,11 +3,7 @@
 # picks without it, on grid shapes whose pick it moves (a random sample of the 2444 of 6120), each
 # pair timed twice in alternation by `hopgemm bench` (L2 flushed, median, cuBLASLt in the same run).
 # Output: bench/results/h100-2026-11-22-ab-model-sm-ingress.txt.
-export HOPGEMM_VENV=/tmp/hopgemm-venv HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache
-source scripts/setup_env.sh; set +e
-[ -x "$BUILD_DIR/hopgemm" ] || build_cli /tmp/build_cli.log
-H=$BUILD_DIR/hopgemm
-ab() { for r in 1 2; do for C in "" "$2"; do echo "== $1 [${C:-new model pick}]"; $H bench --shape $1 ${C:+--config $C} --out /tmp/x.json 2>&1 | grep -E "^(fwd|dgrad|wgrad) " | cut -c1-200; done; done; }
+source bench/probes/ab_lib.sh
 ab 8192x1536x7168 block_m=256,block_n=128,cluster_m=2,cluster_n=1,k_splits=1,raster_band=16,promote_overlap=0,wg_order=0,d_in_stage=0,splitk_fused=0,sfb_regs=1,sf_chunks=0,d_passes=1
 ab 8192x7168x7168 block_m=256,block_n=128,cluster_m=2,cluster_n=1,k_splits=1,raster_band=16,promote_overlap=0,wg_order=0,d_in_stage=0,splitk_fused=0,sfb_regs=1,sf_chunks=0,d_passes=1
 ab 8192x1536x4096 block_m=256,block_n=128,cluster_m=2,cluster_n=1,k_splits=1,raster_band=16,promote_overlap=0,wg_order=0,d_in_stage=0,splitk_fused=0,sfb_regs=1,sf_chunks=0,d_passes=1

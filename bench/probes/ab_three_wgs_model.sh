@@ -2,8 +2,7 @@
 # GPU machine: the cost model's 192-row picks (three math warpgroups) against its best pick without them, on shapes no
 # tuning table lists, each pair timed twice in alternation by `hopgemm bench` (L2 flushed, median, cuBLASLt in the same
 # run). Output: bench/results/h100-2026-11-22-ab-three-wgs-model.txt.
-export HOPGEMM_VENV=/tmp/hopgemm-venv HOPGEMM_BUILD_DIR=/tmp/hopgemm-build HOPGEMM_CACHE_DIR=/tmp/hopgemm-cache; source scripts/setup_env.sh; set +e; H=$BUILD_DIR/hopgemm
-ab() { for r in 1 2; do for C in "" "$2"; do echo "== $1 [${C:-model pick}]"; $H bench --shape $1 ${C:+--config $C} --out /tmp/x.json 2>&1 | grep -E "^(fwd|dgrad) " | cut -c1-200; done; done; }
+source bench/probes/ab_lib.sh
 ab 2048x3072x7168 block_m=128,block_n=128,cluster_m=2,cluster_n=1,wg_order=1,sfb_regs=1,d_in_stage=0,d_passes=1
 ab 4096x1536x7168 block_m=128,block_n=128,cluster_m=2,cluster_n=1,wg_order=1,sfb_regs=1,d_in_stage=0,d_passes=1
 ab 6144x512x1536 block_m=256,block_n=128,cluster_m=1,cluster_n=1,wg_order=0,sfb_regs=0,d_in_stage=0,d_passes=1
