@@ -153,9 +153,9 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   // Cluster orders, the first winning the model's ties (within 0.5%): none, B shared (2x1), A shared (1x2). Where A
   // takes more than half the L2 (the rest holds B's and D's tiles) it is re-streamed from HBM for every band of tile
   // columns, which sharing it halves; the model's L2 terms cannot see that, so A-sharing pairs go first there (H100,
-  // the same tile against 1x1: 8192x7168x7168 617 vs 636 us, 8192x1536x4096 81.5 vs 85.2, 8192x1536x7168 135.2 vs
-  // 140.5, 16384x32768x8192 6577 vs 7588; with A in L2, 1x2 lost: 768x12288x7168 118.5 vs 105.1;
-  // bench/results/h100-2026-11-22-ab-model-sm-ingress-c1x2.txt). Measured for 1D2D only.
+  // the same tile against 1x1, means of two runs: 8192x7168x7168 617 vs 636 us, 8192x1536x4096 81.5 vs 85.2,
+  // 8192x1536x7168 135.2 vs 140.5, 16384x32768x8192 6577 vs 7588; with A in L2, 1x2 lost: 768x12288x7168 118.5 vs
+  // 105.1; bench/results/h100-2026-11-22-ab-model-sm-ingress-c1x2.txt). Measured for 1D2D only.
   const bool a_outgrows_l2 = p.recipe == device::kRecipe1D2D && double(p.m) * double(p.k) > kL2Bytes / 2;
   const int cluster_order[3] = {a_outgrows_l2 ? 2 : 0, a_outgrows_l2 ? 0 : 1, a_outgrows_l2 ? 1 : 2};
   for (int cluster : cluster_order) {
