@@ -2,14 +2,18 @@
 
     python bench/ab_model_picks.py OLD/hopgemm NEW/hopgemm [--sample N] [--seed S] [--recipe 1d2d|1d1d|both]
                                    [--m M,M,...] > probe.sh
+    python bench/ab_model_picks.py --summary OUT.txt
+
 
 Both builds' `hopgemm explain --shape ... --top 1` are asked for the pick of random shapes from a grid of LLM-like
 dimensions (the tuning table's shapes are skipped: a model change does not move them) until N shapes with different
 picks are found. The probe, run on the GPU machine with the NEW build (`bash probe.sh > OUT.txt`), times each shape's
 new pick and the old one forced through `--config`, twice in alternation with `hopgemm bench` (L2 flushed, median,
 cuBLASLt in the same run). Every field of the old pick that the schedule depends on is spelled out, so the rest of the
-new pick cannot leak into it.
+new pick cannot leak into it. `--summary` reads such a probe's output: per shape the mean time of each pick, new/old,
+and the geometric mean.
 """
+import math
 import random
 import re
 import subprocess
@@ -41,8 +45,30 @@ def pick(cli, shape):
     return config
 
 
+def summarize(path):
+    """Mean time of the new and the old pick per shape from a probe's output, new/old, and their geometric mean."""
+    times, current = {}, None
+    for line in open(path):
+        header = re.match(r"== (\S+) \[(.*)\]", line)
+        if header:
+            current = (header.group(1), "new" if header.group(2) == "new model pick" else "old")
+        elif current and re.match(r"(fwd|dgrad|wgrad) ", line):
+            times.setdefault(current[0], {}).setdefault(current[1], []).append(float(line.split("|")[1].split()[0]))
+            current = None
+    ratios = []
+    print(f"{'shape':30s} {'new us':>9s} {'old us':>9s} new/old")
+    for shape, runs in times.items():
+        new, old = (sum(runs[w]) / len(runs[w]) for w in ("new", "old"))
+        ratios.append(new / old)
+        print(f"{shape:30s} {new:9.1f} {old:9.1f} {new / old:7.3f}")
+    print(f"geomean new/old over {len(ratios)} shapes: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}; "
+          f"best {min(ratios):.3f}, worst {max(ratios):.3f}")
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--summary":
+        return summarize(args[1])
     if len(args) < 2:
         sys.exit(__doc__)
     old_cli, new_cli, rest = args[0], args[1], args[2:]
