@@ -147,7 +147,7 @@ int max_stages(Sm90Fp8GemmConfig config) {
   return 0;
 }
 
-std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t max_count) {
+std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t max_count, Candidates candidates) {
   std::vector<Fp8GemmChoice> ranked;
   const int n_step = p.recipe == device::kRecipe1D2D ? 16 : 8;
   // Cluster orders, the first winning the model's ties (within 0.5%): none, B shared (2x1), A shared (1x2). Where A
@@ -228,8 +228,9 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         if (block_n > 16 && block_n - n_step >= p.n) continue;
         int tiles = 0, waves = 0;
         const double us = predict_us(p, c, tiles, waves);
-        // A pair of CTAs only pays off when each has a partner tile in most waves.
-        if (device::cluster_size(c) > 1 && tiles < 2 * c.num_sms) continue;
+        // A pair of CTAs only pays off when each has a partner tile in most waves (the model's view; a measured
+        // exception: dgrad 4096x512x32768, one wave of 128 tiles, A-sharing pairs 2% faster, in the tuning table).
+        if (candidates == Candidates::kModel && device::cluster_size(c) > 1 && tiles < 2 * c.num_sms) continue;
         ranked.push_back({c, us, tiles, waves});
         // Split-K: more work units than tiles, FP32 partials plus a reduction (all in the model).
         if (device::cluster_size(c) > 1 || tiles > kMaxWavesForSplitK * c.num_sms) continue;
@@ -274,7 +275,7 @@ std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& p) {
     }
     // Stages are not matched: a candidate always has as many as fit (max_stages), which is what tune measured,
     // and a shared-memory layout change since (e.g. a staging tile dropped) must not orphan the entry.
-    for (const Fp8GemmChoice& candidate : rank_fp8_gemm_configs(p, SIZE_MAX)) {
+    for (const Fp8GemmChoice& candidate : rank_fp8_gemm_configs(p, SIZE_MAX, Candidates::kAll)) {
       const auto& c = candidate.config;
       if (c.block_m == e.block_m && c.block_n == e.block_n &&
           c.cluster_m == e.cluster_m && c.cluster_n == e.cluster_n && c.raster_band == e.raster_band &&

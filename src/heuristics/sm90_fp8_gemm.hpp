@@ -39,8 +39,12 @@ inline bool sf_rows_tma_ok(int64_t sf_k, int64_t row_stride, uintptr_t base) {
 
 // The configuration for `problem` (num_tiles == 0 when none fits).
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& problem);
-// Up to `max_count` valid configurations, fastest predicted first (what `hopgemm tune` measures).
-std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& problem, size_t max_count);
+// Up to `max_count` valid configurations, fastest predicted first (what `hopgemm tune` measures). The model's own
+// ranking leaves out configurations it does not expect to pay (clusters with fewer tiles than two waves);
+// `Candidates::kAll` keeps them, for tuning-table entries measured against the model's pick.
+enum class Candidates { kModel, kAll };
+std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& problem, size_t max_count,
+                                                 Candidates candidates = Candidates::kModel);
 
 // One row of the tuning table measured by `hopgemm tune` (sm90_fp8_gemm_tuned.inc): a problem and its winner.
 struct TunedFp8GemmEntry {
