@@ -274,12 +274,13 @@ std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& p) {
       continue;
     }
     // Stages are not matched: a candidate always has as many as fit (max_stages), which is what tune measured,
-    // and a shared-memory layout change since (e.g. a staging tile dropped) must not orphan the entry.
-    for (const Fp8GemmChoice& candidate : rank_fp8_gemm_configs(p, SIZE_MAX, Candidates::kAll)) {
-      const auto& c = candidate.config;
-      if (c.block_m == e.block_m && c.block_n == e.block_n &&
-          c.cluster_m == e.cluster_m && c.cluster_n == e.cluster_n && c.raster_band == e.raster_band &&
-          c.k_splits == e.k_splits) {
+    // and a shared-memory layout change since (e.g. a staging tile dropped) must not orphan the entry. Nor is the
+    // raster band: candidates carry the default, and the order tiles are visited in is valid for any of them.
+    for (Fp8GemmChoice candidate : rank_fp8_gemm_configs(p, SIZE_MAX, Candidates::kAll)) {
+      auto& c = candidate.config;
+      if (c.block_m == e.block_m && c.block_n == e.block_n && c.cluster_m == e.cluster_m &&
+          c.cluster_n == e.cluster_n && c.k_splits == e.k_splits) {
+        c.raster_band = e.raster_band;
         return candidate;
       }
     }
