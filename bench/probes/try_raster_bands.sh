@@ -11,3 +11,10 @@ cd /tmp
   "raster_band=1" "raster_band=4" "raster_band=8" "raster_band=32"
 "$PYTHON" "$HOPGEMM_ROOT/bench/try_configs.py" --rounds 2 wgrad:7168x2112x4096,wgrad:4096x7168x4096,wgrad:512x32768x4096 \
   "raster_band=1" "raster_band=4" "raster_band=32"
+# Second pass (same session): the suite shapes the first left out, 3 rounds; the row-major-scale rows of the two
+# shapes whose MN-major rows took a band.
+"$PYTHON" "$HOPGEMM_ROOT/bench/try_configs.py" --rounds 3 \
+  4096x24576x1536,4096x32768x512,4096x7168x2112,4096x7168x576,4096x16384x7168,4096x2048x7168,4096x7168x4096 \
+  "raster_band=1" "raster_band=4" "raster_band=8"
+"$PYTHON" "$HOPGEMM_ROOT/bench/try_configs.py" --sfa row --rounds 3 4096x2112x7168,4096x576x7168 \
+  "raster_band=1" "raster_band=4"

@@ -44,6 +44,9 @@ std::vector<device::Sm90Fp8GemmConfig> schedule_variants(const device::Sm90Fp8Ge
   return out;
 }
 
+// Raster bands the winner is re-timed with under --bands (16: the default every candidate carries).
+constexpr int kRasterBands[] = {16, 1, 2, 4, 8, 32};
+
 }  // namespace
 
 int run_tune(Args& args) {
@@ -60,6 +63,10 @@ int run_tune(Args& args) {
   // --sustain-ms N: every timing (first pass and confirmation rounds) runs its candidate back to back for N ms
   // first, so candidates are compared at the settled clocks of a saturated GPU (bench --sustain-ms).
   const int sustain_ms = args.take_int("sustain-ms", 0, 0, 60000);
+  // --bands: the winner is timed again with other raster bands (the order tiles are visited in) in alternating
+  // rounds, and the fastest band is written. The model does not rank bands; on one wave of tiles or a few, a band
+  // of 1-4 measured 1-5% faster than 16 on 8 of 16 suite shapes (bench/results/h100-2026-11-22-try-raster-bands*.txt).
+  const bool bands = args.take_flag("bands");
   args.expect_consumed();
   if (!gpu_available() || device_info().arch_major != 9) {
     throw Error(ErrorKind::kUnsupported, "tune needs an SM90 (Hopper) GPU");
@@ -87,6 +94,12 @@ int run_tune(Args& args) {
     Plan plan{s, p, heuristics::rank_fp8_gemm_configs(p, top)};
     for (const auto& c : plan.candidates) {
       sources.push_back(api::render_sm90_fp8_gemm(c.config));
+      if (bands)
+        for (int band : kRasterBands) {
+          device::Sm90Fp8GemmConfig v = c.config;
+          v.raster_band = band;
+          if (band != c.config.raster_band) sources.push_back(api::render_sm90_fp8_gemm(v));
+        }
       if (schedules)
         for (const auto& v : schedule_variants(c.config)) sources.push_back(api::render_sm90_fp8_gemm(v));
     }
@@ -98,7 +111,7 @@ int run_tune(Args& args) {
 
   std::string table = "// hopgemm tune --suite " + suite + (shape.empty() ? "" : " --shape " + shape) +
                       (role.empty() ? "" : " --role " + role) + " --top " +
-                      std::to_string(top) + " --sfa " + (mn_major_sfa ? "mn" : "row") +
+                      std::to_string(top) + " --sfa " + (mn_major_sfa ? "mn" : "row") + (bands ? " --bands" : "") +
                       (sustain_ms > 0 ? " --sustain-ms " + std::to_string(sustain_ms) : "") + " on " + device_info().name +
                       ", " + bench::utc_now_iso8601() + ", commit " + git_commit() + "\n";
   uint32_t seed = 100;
@@ -147,9 +160,31 @@ int run_tune(Args& args) {
         });
     if (confirmed.us >= 1e30) continue;
     const heuristics::Fp8GemmChoice* best = &plan.candidates[confirmed.index];
-    const double best_us = confirmed.us;
+    double best_us = confirmed.us;
     const double model_us = first_pass[0];
-    const auto& b = best->config;
+    device::Sm90Fp8GemmConfig b = best->config;
+    if (bands) {
+      // Every band of the winning tile timed once, then the close ones in rounds as above.
+      std::vector<device::Sm90Fp8GemmConfig> variants;
+      std::vector<double> band_pass;
+      for (int band : kRasterBands) {
+        device::Sm90Fp8GemmConfig v = b;
+        v.raster_band = band;
+        variants.push_back(v);
+        band_pass.push_back(time_config(v, "  "));
+        std::fprintf(stderr, "  band %2d: %8.1f us\n", band, band_pass.back());
+      }
+      const bench::Confirmed band_best = bench::confirm_fastest(
+          band_pass, [&](size_t i) { return time_config(variants[i], "  "); }, {},
+          [&](size_t i, double score, double us, const std::vector<double>&) {
+            std::fprintf(stderr, "  confirm band %2d: %.3fx of the round's fastest, %8.1f us\n", variants[i].raster_band,
+                         score, us);
+          });
+      if (band_best.us < 1e30) {
+        b = variants[band_best.index];
+        best_us = band_best.us;
+      }
+    }
     // The model pick against the winner on their first passes (both from the same sweep; the confirmation
     // rounds run later, on a warmer GPU).
     const double best_first_us = first_pass[confirmed.index];
