@@ -64,8 +64,8 @@ int run_tune(Args& args) {
   // first, so candidates are compared at the settled clocks of a saturated GPU (bench --sustain-ms).
   const int sustain_ms = args.take_int("sustain-ms", 0, 0, 60000);
   // --bands: the winner is timed again with other raster bands (the order tiles are visited in) in alternating
-  // rounds, and the fastest band is written. The model does not rank bands; on one wave of tiles or a few, a band
-  // of 1-4 measured 1-5% faster than 16 on 8 of 16 suite shapes (bench/results/h100-2026-11-22-try-raster-bands*.txt).
+  // rounds, and the fastest band is written. The model does not rank bands: a band of 1-4 measured 1-5% faster
+  // than 16 on 10 of 25 suite rows, up to 57% slower on others (bench/results/h100-2026-11-22-try-raster-bands*.txt).
   const bool bands = args.take_flag("bands");
   args.expect_consumed();
   if (!gpu_available() || device_info().arch_major != 9) {
