@@ -306,6 +306,27 @@ TEST(Heuristics, GoldenChoices) {
   }
 }
 
+// The model prunes clusters below two waves of tiles; a tuning-table entry may still name one (dgrad 4096x512x32768:
+// one wave of 128 tiles, A-sharing pairs measured faster) and a raster band other than the candidates' 16.
+TEST(Heuristics, TableEntriesMayNameWhatTheModelPrunes) {
+  Fp8GemmProblem p = problem(4096, 512, 32768);
+  p.sfa_k_major = 0;  // MN-major A scales, as the suite runs it
+  auto clustered_128x128 = [&](heuristics::Candidates candidates) {
+    bool found = false;
+    for (const auto& c : heuristics::rank_fp8_gemm_configs(p, SIZE_MAX, candidates)) {
+      found |= c.config.block_m == 128 && c.config.block_n == 128 && device::cluster_size(c.config) > 1;
+    }
+    return found;
+  };
+  EXPECT_FALSE(clustered_128x128(heuristics::Candidates::kModel));  // 128 tiles: under two waves
+  EXPECT_TRUE(clustered_128x128(heuristics::Candidates::kAll));
+  const auto chosen = heuristics::choose_fp8_gemm_config(p).config;
+  EXPECT_EQ(chosen.cluster_n, 2);
+  Fp8GemmProblem row = p;
+  row.sfa_k_major = 1;  // row-major A scales: the table's entry for them visits tiles in bands of 1
+  EXPECT_EQ(heuristics::choose_fp8_gemm_config(row).config.raster_band, 1);
+}
+
 // Every row `hopgemm tune` measured is what the heuristics return for its problem, split-K included
 // (a lookup that silently fell back to the model for k_splits > 1 cost 0.59x at 4096x512x32768).
 TEST(Heuristics, EveryTunedEntryIsChosen) {
