@@ -54,7 +54,9 @@ int run_tune(Args& args) {
   const std::string shape = args.take("shape");
   const std::string role = args.take("role");
   const std::string out_path = args.take("out");
-  const int top = args.take_int("top", 8);
+  // --top 0: the op's own choice (tuning-table entry or model pick) is the only candidate; with --bands that re-times
+  // the current pick's raster band without re-deciding its tile.
+  const int top = args.take_int("top", 8, 0, 100000);
   const int iters = args.take_int("iters", 20);
   const bool mn_major_sfa = take_sfa_mn_major(args);
   // --schedules: also time each candidate's other consumer schedules (warpgroup turns, promotion overlap)
@@ -91,7 +93,9 @@ int run_tune(Args& args) {
     const int k_major = mn_major_sfa ? 0 : 1;
     heuristics::Fp8GemmProblem p = api::suite_gemm_problem({s.role, s.m, s.n, s.k}, get_num_sms(), k_major, k_major);
     p.tc_util = get_tc_util();
-    Plan plan{s, p, heuristics::rank_fp8_gemm_configs(p, top)};
+    Plan plan{s, p, top > 0 ? heuristics::rank_fp8_gemm_configs(p, top)
+                            : std::vector<heuristics::Fp8GemmChoice>{heuristics::choose_fp8_gemm_config(p)}};
+    if (top == 0) plan.candidates.front().config.raster_band = 16;  // the bands are re-timed from the default
     for (const auto& c : plan.candidates) {
       sources.push_back(api::render_sm90_fp8_gemm(c.config));
       if (bands)
