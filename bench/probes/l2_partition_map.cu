@@ -1,12 +1,13 @@
 // Which SMs share an L2 partition. The H100's L2 is split in two halves joined by a fabric; an SM reading a line
 // homed in the far half pays the crossing (notes v19: cuBLASLt's kernels cross 0.58x as often as ours per byte, so a
 // tile order that keeps the CTAs sharing a panel on one half could pay). This probe times, from every SM in turn, a
-// dependent chain of L2 hits (ld.global.cg) to each of kLines lines: a line homed in the SM's own half answers
+// dependent chain of atomic adds to each of kLines lines. Atomics are performed where the line is homed (a plain load
+// may hit a copy the SM's own half keeps once it has been read), so a line homed in the SM's own half answers
 // sooner. SMs whose latency profiles over the lines agree are on the same half.
 // GPU machine:
 //   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o /tmp/l2_partition_map bench/probes/l2_partition_map.cu
 //   /tmp/l2_partition_map
-// Prints per SM id its mean chain latency (cycles per load), the half it falls in (by correlation with SM 0's
+// Prints per SM id its mean chain latency (cycles per atomic), the half it falls in (by correlation with SM 0's
 // profile) and the two halves' SM ids.
 #include <cuda_runtime.h>
 
@@ -25,9 +26,10 @@ __device__ unsigned smid() {
 }
 
 // One warp per CTA, one CTA per SM (the shared memory request keeps a second CTA off). CTAs take turns through
-// `turn` (polled every 2 us) so that only one SM loads at a time; each line's word holds 0, so the chain's address depends on the
-// previous load without moving.
-__global__ void __launch_bounds__(32, 1) probe(const unsigned* lines, unsigned* turn, float* latency, unsigned* ids) {
+// `turn` (polled every 2 us) so that only one SM works at a time. Each atomic's address depends on the previous one's
+// result times `zero` (0 at run time, unknown to the compiler), so the chain is serial without moving.
+__global__ void __launch_bounds__(32, 1) probe(unsigned* lines, unsigned zero, unsigned* turn, float* latency,
+                                               unsigned* ids) {
   extern __shared__ unsigned char keep_one_cta_per_sm[];
   if (threadIdx.x != 0) return;
   const unsigned me = blockIdx.x;
@@ -35,19 +37,11 @@ __global__ void __launch_bounds__(32, 1) probe(const unsigned* lines, unsigned* 
   const unsigned sm = smid();
   ids[me] = sm;
   for (int l = 0; l < kLines; ++l) {
-    const unsigned* p = lines + size_t(l) * kStride / sizeof(unsigned);
+    unsigned* p = lines + size_t(l) * kStride / sizeof(unsigned);
     unsigned offset = 0;
-    for (int i = 0; i < 4; ++i) {  // warm: the line into L2 (and the TLB)
-      unsigned v;
-      asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p + offset) : "memory");
-      offset = v;
-    }
+    for (int i = 0; i < 4; ++i) offset = atomicAdd(p + offset, 1u) * zero;  // warm: the line into L2, the TLB
     const long long start = clock64();
-    for (int i = 0; i < kChain; ++i) {
-      unsigned v;
-      asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p + offset) : "memory");
-      offset = v;
-    }
+    for (int i = 0; i < kChain; ++i) offset = atomicAdd(p + offset, 1u) * zero;
     const long long stop = clock64();
     latency[me * kLines + l] = float(stop - start + offset) / kChain;
   }
@@ -69,7 +63,7 @@ int main() {
   cudaMalloc(&latency, size_t(sms) * kLines * sizeof(float));
   const int smem = 200 * 1024;
   cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  probe<<<sms, 32, smem>>>(lines, turn, latency, ids);
+  probe<<<sms, 32, smem>>>(lines, 0u, turn, latency, ids);
   if (cudaDeviceSynchronize() != cudaSuccess) {
     std::printf("probe failed: %s\n", cudaGetErrorString(cudaGetLastError()));
     return 1;
