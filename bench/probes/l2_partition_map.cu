@@ -104,5 +104,12 @@ int main() {
     for (unsigned s : members[h]) std::printf(" %u", s);
     std::printf("\n");
   }
+  // The raw profiles, for grouping offline (more than two groups, e.g. by GPC, show up here).
+  std::printf("raw: smid then %d per-line cycles\n", kLines);
+  for (int c = 0; c < sms; ++c) {
+    std::printf("%u", id[c]);
+    for (int l = 0; l < kLines; ++l) std::printf(" %.0f", lat[c * kLines + l]);
+    std::printf("\n");
+  }
   return 0;
 }
