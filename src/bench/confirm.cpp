@@ -19,6 +19,10 @@ Confirmed confirm_fastest(const std::vector<double>& first_pass, const std::func
          (finalists.size() > 1 && first_pass[finalists.back()] > cutoff)) {
     finalists.pop_back();
   }
+  const bool has_incumbent = options.incumbent >= 0 && size_t(options.incumbent) < first_pass.size();
+  if (has_incumbent && std::find(finalists.begin(), finalists.end(), size_t(options.incumbent)) == finalists.end()) {
+    finalists.push_back(size_t(options.incumbent));
+  }
   std::vector<std::vector<double>> times(finalists.size()), relative(finalists.size());
   for (size_t f = 0; f < finalists.size(); ++f) times[f].push_back(first_pass[finalists[f]]);
   for (int round = 0; round < options.rounds; ++round) {
@@ -26,7 +30,7 @@ Confirmed confirm_fastest(const std::vector<double>& first_pass, const std::func
     for (size_t f = 0; f < finalists.size(); ++f) fastest = std::min(fastest, times[f].emplace_back(time(finalists[f])));
     for (size_t f = 0; f < finalists.size(); ++f) relative[f].push_back(times[f].back() / fastest);
   }
-  Confirmed best;
+  Confirmed best, incumbent;
   best.index = finalists[0];
   double best_score = 1e30;
   for (size_t f = 0; f < finalists.size(); ++f) {
@@ -38,7 +42,9 @@ Confirmed confirm_fastest(const std::vector<double>& first_pass, const std::func
       best_score = score;
       best = {finalists[f], us, score};
     }
+    if (has_incumbent && finalists[f] == size_t(options.incumbent)) incumbent = {finalists[f], us, score};
   }
+  if (has_incumbent && !(best.score * options.incumbent_margin < incumbent.score)) return incumbent;
   return best;
 }
 

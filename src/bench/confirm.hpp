@@ -11,6 +11,10 @@ struct ConfirmOptions {
   double within = 1.08;      // finalists: first pass within this factor of the fastest first pass
   size_t max_finalists = 8;  // at most this many (the fastest first)
   int rounds = 5;            // each finalist timed this many more times, one round taking turns
+  // The current choice, when there is one: always a finalist (a late first pass on a heating GPU must not drop it),
+  // and replaced only by a finalist whose score beats it by `incumbent_margin` (noise must not flip a table row).
+  long incumbent = -1;
+  double incumbent_margin = 1.01;
 };
 
 struct Confirmed {

@@ -50,6 +50,28 @@ TEST(BenchConfirm, RankingCancelsDriftBetweenRounds) {
   EXPECT_NEAR(winner.us, 97 * 1.12, 1e-9);  // the median round (factors sorted: 1.0 1.05 1.12 1.15 1.2)
 }
 
+TEST(BenchConfirm, IncumbentKeptUnlessBeatenByTheMargin) {
+  // The incumbent (index 0) read 10% slow in the sweep (the GPU heating): it stays a finalist all the same.
+  const std::vector<double> sweep = {110, 100, 100.5};
+  ConfirmOptions keep;
+  keep.incumbent = 0;
+  // 0.5% faster in every round: within the 1% margin, the incumbent stays.
+  std::vector<double> truth = {100.5, 100, 101};
+  size_t calls = 0;
+  auto winner = confirm_fastest(sweep, [&](size_t i) { ++calls; return truth[i]; }, keep);
+  EXPECT_EQ(calls, 15u);
+  EXPECT_EQ(winner.index, 0u);
+  EXPECT_DOUBLE_EQ(winner.us, 100.5);
+  // 3% faster: replaced.
+  truth = {103, 100, 101};
+  winner = confirm_fastest(sweep, [&](size_t i) { return truth[i]; }, keep);
+  EXPECT_EQ(winner.index, 1u);
+  // Without an incumbent the sweep's cut-off drops the slow first pass.
+  calls = 0;
+  winner = confirm_fastest({120, 100}, [&](size_t i) { ++calls; return truth[i]; });
+  EXPECT_EQ(calls, 5u);
+}
+
 TEST(BenchConfirm, EdgeCases) {
   EXPECT_GE(confirm_fastest({}, [](size_t) { return 1.0; }).us, 1e30);
   const auto one = confirm_fastest({50}, [](size_t) { return 60.0; });

@@ -172,8 +172,13 @@ int run_tune(Args& args) {
         band_pass.push_back(time_config(v, "  "));
         std::fprintf(stderr, "  band %2d: %8.1f us\n", band, band_pass.back());
       }
+      // The winner's own band is the incumbent: another band replaces it only when faster by 1% in the rounds.
+      bench::ConfirmOptions keep_unless_faster;
+      for (size_t i = 0; i < variants.size(); ++i) {
+        if (variants[i].raster_band == b.raster_band) keep_unless_faster.incumbent = long(i);
+      }
       const bench::Confirmed band_best = bench::confirm_fastest(
-          band_pass, [&](size_t i) { return time_config(variants[i], "  "); }, {},
+          band_pass, [&](size_t i) { return time_config(variants[i], "  "); }, keep_unless_faster,
           [&](size_t i, double score, double us, const std::vector<double>&) {
             std::fprintf(stderr, "  confirm band %2d: %.3fx of the round's fastest, %8.1f us\n", variants[i].raster_band,
                          score, us);
