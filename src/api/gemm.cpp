@@ -341,12 +341,20 @@ void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const T
   ResolvedGemm r;
   if (!prepare("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream, r)) return;
   const auto& p = r.problem;
+  const char* why = nullptr;
   if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
-      config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major) ||
-      (config.sf_chunks == 1 && p.sf_rows_tma == 0) ||
-      !device::is_valid(config) || !device::k_splits_fit(p.k, config.k_splits)) {
-    throw Error(ErrorKind::kInvalidArgument, "fp8_gemm_nt_with_config: the config does not match the problem " +
-                                                 heuristics::describe(p));
+      config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major)) {
+    why = "its recipe, out_dtype, accumulate or scale layouts differ from the problem's";
+  } else if (config.sf_chunks == 1 && p.sf_rows_tma == 0) {
+    why = "sf_chunks needs scale rows that are 16-byte aligned";
+  } else if (const char* rule = device::config_violation(config)) {
+    why = rule;
+  } else if (!device::k_splits_fit(p.k, config.k_splits)) {
+    why = "k_splits leaves a split without k-blocks";
+  }
+  if (why != nullptr) {
+    throw Error(ErrorKind::kInvalidArgument, std::string("fp8_gemm_nt_with_config: the config does not fit the problem (") +
+                                                 why + "): " + heuristics::describe(p));
   }
   launch_fp8_gemm("fp8_gemm_nt", config, r, a, sfa, b, sfb, d, stream);
 }

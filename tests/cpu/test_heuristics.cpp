@@ -259,6 +259,25 @@ TEST(Heuristics, RowMajorScaleChunks) {
   forced.sfa_k_major = 0;
   forced.sfb_k_major = 0;  // nothing row-major to chunk
   EXPECT_FALSE(device::is_valid(forced));
+  EXPECT_STREQ(device::config_violation(forced), "sf_chunks needs row-major per-row scales");
+}
+
+TEST(Heuristics, ConfigViolationNamesTheRule) {
+  device::Sm90Fp8GemmConfig c;
+  EXPECT_EQ(device::config_violation(c), nullptr);
+  c.block_m = 256;
+  c.d_in_stage = 1;
+  c.d_passes = 2;
+  c.num_stages = 4;
+  EXPECT_EQ(device::config_violation(c), nullptr);
+  c.k_splits = 2;  // split-K stores FP32 partials: no D in the stage
+  EXPECT_STREQ(device::config_violation(c), "d_in_stage needs no promote_overlap, k_splits == 1 and one 128-byte swizzle atom per pass");
+  c = {};
+  c.num_stages = 16;  // 16 x 32 KB
+  EXPECT_STREQ(device::config_violation(c), "the stages and the D tile do not fit the 227 KB of shared memory");
+  c = {};
+  c.block_m = 96;
+  EXPECT_NE(std::string(device::config_violation(c)).find("block_m is 64, 128, 192 or 256"), std::string::npos);
 }
 
 // Golden choices: a change to the model or the tuning table that moves one of these must update this table

@@ -381,7 +381,7 @@ def test_scale_chunks_1d1d_sfb_rows_only_and_unaligned_rows():
     d = poisoned(129, 576, torch.float32)
     hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, recipe=(1, 1, 128))
     assert calc_diff(d, reference(a8, sfa, b8, sfb, True)) < TOL_FP32
-    with pytest.raises(Exception, match="does not match the problem"):
+    with pytest.raises(Exception, match="does not fit the problem .sf_chunks needs scale rows that are 16-byte aligned"):
         gemm_with((a8, sfa), (b8, sfb), d, recipe=(1, 1, 128), sf_chunks=1)
 
 

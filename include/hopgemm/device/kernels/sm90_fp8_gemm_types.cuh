@@ -185,7 +185,8 @@ HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int k_splits) {
   return k_splits >= 1 && (k_splits - 1) * ceil_div<i64>(k_blocks, k_splits) < k_blocks;
 }
 
-HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
+// The first rule `c` breaks, in words (for errors: `fp8_gemm_nt_with_config`, `--config`); nullptr when valid.
+HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConfig& c) {
   const int mma_n_multiple = c.recipe == kRecipe1D2D ? 16 : 8;
   // 1D2D: a tile may straddle at most two 128-column B-scale blocks: its worst offset inside a block is
   // 128 - gcd(block_n, 128), so block_n <= 128 or 144, 160, 192, 256.
@@ -247,10 +248,24 @@ HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) {
   const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
   const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
                         c.k_splits >= 1 && c.k_splits <= 16;
-  return tile_ok && regs_ok && overlap_ok && passes_ok && in_stage_ok && order_ok && fused_ok && producer_regs_ok && sfb_regs_ok && sf_chunks_ok &&
-         cluster_ok && flags_ok &&
-         shape_ok && c.num_stages >= 2 && c.num_stages <= 16 &&
-         smem_bytes(c) <= kSm90SmemCapacity;
+  if (!flags_ok) return "recipe, out_dtype, accumulate, sfa_k_major and sfb_k_major take 0 or 1";
+  if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
+  if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap, no split-K; else (waves + 1) x block_n <= 384)";
+  if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
+  if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
+  if (!in_stage_ok) return "d_in_stage needs no promote_overlap, k_splits == 1 and one 128-byte swizzle atom per pass";
+  if (!order_ok) return "wg_order needs two or three math warpgroups and no promote_overlap";
+  if (!fused_ok) return "splitk_fused needs k_splits > 1, no cluster and room for the partials' registers";
+  if (!producer_regs_ok) return "256-row 1D1D tiles with row-major scales need sf_chunks";
+  if (!sfb_regs_ok) return "sfb_regs is for recipe 1D2D";
+  if (!sf_chunks_ok) return "sf_chunks needs row-major per-row scales";
+  if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1, num_sms a multiple of it, the shared tile's half a multiple of 8 rows";
+  if (!shape_ok) return "shape_n, shape_k >= 0 (shape_k a multiple of 16), num_sms >= 1, raster_band >= 1, k_splits 1..16";
+  if (c.num_stages < 2 || c.num_stages > 16) return "num_stages is 2..16";
+  if (smem_bytes(c) > kSm90SmemCapacity) return "the stages and the D tile do not fit the 227 KB of shared memory";
+  return nullptr;
 }
+
+HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90Fp8GemmConfig& c) { return config_violation(c) == nullptr; }
 
 }  // namespace hopgemm::device
