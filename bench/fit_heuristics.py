@@ -28,7 +28,8 @@ MODEL_SOURCE = Path(__file__).resolve().parent.parent / "src" / "heuristics" / "
 CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", l2_1d1d="k1D1DL2GBps", ingress="kSmIngressGBps",
                  sms_full_dram="kSmsForFullDram",
                  tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
-                 splitk_fixed="kSplitKFusedFixedUs", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
+                 kblock_floor_1wg="kOneWgKBlockFloorUs", splitk_fixed="kSplitKFusedFixedUs",
+                 partials_read="kSplitKPartialsReadFactor", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
                  odd_n="kOddNEfficiency", eff_1d1d="k1D1DEfficiency", odd_n_1d1d="k1D1DOddNEfficiency",
                  colsmem_1d1d="k1D1DColScalesInSmemEfficiency")
 # splitk_fixed is the fused split's fixed cost: since 35cd048 every split candidate the heuristics offer is fused,
@@ -100,7 +101,8 @@ def predict(P, prob, c):
             eff *= P["colsmem_1d1d"]
     per_sm = P["peak"] / c["sms"] * eff
     kb_us = 2.0 * c["bm"] * c["bn"] * 128 / (per_sm * 1e12) * 1e6
-    compute = waves * (unit_kb * max(kb_us, P["kblock_floor"]) + P["tile_overhead"])
+    floor = P["kblock_floor_1wg"] if c["bm"] == 64 else P["kblock_floor"]
+    compute = waves * (unit_kb * max(kb_us, floor) + P["tile_overhead"])
     d_bytes = (4.0 if wgrad else 2.0) * prob["m"] * prob["n"] * (2 if wgrad else 1)
     partial = 4.0 * c["ks"] * prob["m"] * prob["n"]
     out = partial if c["ks"] > 1 else d_bytes
@@ -111,7 +113,9 @@ def predict(P, prob, c):
     b = c["bn"] * unit_kb * 128.0 / (2 if c["cm"] == 2 else 1)
     l2 = units * (a + b) / ((P["l2_1d1d"] if wgrad else P["l2"]) * 1e3)
     ingress = waves * unit_kb * (c["bm"] + c["bn"]) * 128.0 / (P["ingress"] * 1e3)
-    reduce = P["splitk_fixed"] + (partial + d_bytes) / (P["dram"] * 1e3) if c["ks"] > 1 else 0.0
+    # Split candidates are all fused: the last split reads the others' partial tiles through its SM.
+    last_split = P["partials_read"] * (c["ks"] - 1) * c["bm"] * c["bn"] * 4.0 / (P["ingress"] * 1e3)
+    reduce = P["splitk_fixed"] + last_split + (partial + d_bytes) / (P["dram"] * 1e3) if c["ks"] > 1 else 0.0
     return P["launch"] + max(compute, dram, l2, ingress) + reduce
 
 
@@ -150,7 +154,7 @@ def main():
         print(f"given  : rms log error {rms:.3f}, model pick / best measured geomean {pick:.3f} (worst {worst:.2f})")
         return
     P = dict(CURRENT)
-    fit_keys = ["tile_overhead", "launch", "kblock_floor", "splitk_fixed", "eff_1wg", "eff_2wg", "odd_n", "l2", "ingress"]
+    fit_keys = ["tile_overhead", "launch", "kblock_floor", "kblock_floor_1wg", "splitk_fixed", "partials_read", "eff_1wg", "eff_2wg", "odd_n", "l2", "ingress"]
     if any(r["role"] == "wgrad" for r in rows):  # unconstrained (and meaningless) without 1D1D measurements
         fit_keys += ["eff_1d1d", "odd_n_1d1d", "l2_1d1d"]
     if only is not None:
