@@ -28,7 +28,7 @@ MODEL_SOURCE = Path(__file__).resolve().parent.parent / "src" / "heuristics" / "
 CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", l2_1d1d="k1D1DL2GBps", ingress="kSmIngressGBps",
                  sms_full_dram="kSmsForFullDram",
                  tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
-                 kblock_floor_1wg="kOneWgKBlockFloorUs", splitk_fixed="kSplitKFusedFixedUs",
+                 kblock_floor_1wg="kOneWgKBlockFloorUs", floor_odd_1wg="kOneWgOddNFloorFactor", splitk_fixed="kSplitKFusedFixedUs",
                  partials_read="kSplitKPartialsReadFactor", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
                  odd_n="kOddNEfficiency", eff_1d1d="k1D1DEfficiency", odd_n_1d1d="k1D1DOddNEfficiency",
                  colsmem_1d1d="k1D1DColScalesInSmemEfficiency")
@@ -101,7 +101,7 @@ def predict(P, prob, c):
             eff *= P["colsmem_1d1d"]
     per_sm = P["peak"] / c["sms"] * eff
     kb_us = 2.0 * c["bm"] * c["bn"] * 128 / (per_sm * 1e12) * 1e6
-    floor = P["kblock_floor_1wg"] if c["bm"] == 64 else P["kblock_floor"]
+    floor = P["kblock_floor_1wg"] * (P["floor_odd_1wg"] if c["bn"] % 32 else 1.0) if c["bm"] == 64 else P["kblock_floor"]
     compute = waves * (unit_kb * max(kb_us, floor) + P["tile_overhead"])
     d_bytes = (4.0 if wgrad else 2.0) * prob["m"] * prob["n"] * (2 if wgrad else 1)
     partial = 4.0 * c["ks"] * prob["m"] * prob["n"]
@@ -114,7 +114,8 @@ def predict(P, prob, c):
     l2 = units * (a + b) / ((P["l2_1d1d"] if wgrad else P["l2"]) * 1e3)
     ingress = waves * unit_kb * (c["bm"] + c["bn"]) * 128.0 / (P["ingress"] * 1e3)
     # Split candidates are all fused: the last split reads the others' partial tiles through its SM.
-    last_split = P["partials_read"] * (c["ks"] - 1) * c["bm"] * c["bn"] * 4.0 / (P["ingress"] * 1e3)
+    wg_rows = 64 if c["bm"] in (64, 192) else c["bm"] / 2  # rows per math warpgroup
+    last_split = P["partials_read"] * (c["ks"] - 1) * wg_rows * c["bn"] * 4.0 / (P["ingress"] * 1e3)
     reduce = P["splitk_fixed"] + last_split + (partial + d_bytes) / (P["dram"] * 1e3) if c["ks"] > 1 else 0.0
     return P["launch"] + max(compute, dram, l2, ingress) + reduce
 

@@ -42,9 +42,13 @@ constexpr double kKBlockFloorUs = 0.03;
 // The same chain with one math warpgroup (64-row tiles) has nothing to overlap it: on the decode logs a 64-row tile
 // took 0.26-0.30 us per k-block at every width from 16 to 128 (8x2112x7168, no split: 18.7 us at 64x16, 18.0 at
 // 64x64), where the throughput term charges a 64x16 k-block 0.13 us. Fitted with the split-K term below on the mid-M,
-// decode, tune40 and first held-out logs (eleventh session): the decode set's pick 1.036x -> 1.015x of the best
-// measured (worst 1.25x -> 1.08x), the other sets within 0.002x.
+// decode, tune40 and first held-out logs (eleventh session): the model's own pick on the decode log went 1.035x ->
+// 1.018x of the best measured (worst 1.31x -> 1.14x, bench/score_picks.py), the other logs within 0.002x.
 constexpr double kOneWgKBlockFloorUs = 0.144;  // fitted
+// At the floor, widths that are not a multiple of 32 still ran slower per k-block: 64x16 / 64x32 and 64x48 / 64x64 at
+// 8-32x2112x7168, one wave, no split: 1.02-1.07 (decode log), so floor-bound narrow tiles do not tie with the next
+// width up (4x2048x1536: 64x16 ran 11.6 us, 64x32 10.0; bench/results/h100-2026-11-22-ab-model-session11.txt).
+constexpr double kOneWgOddNFloorFactor = 1.06;
 // Split-K candidates: only when the tiles leave SMs idle or run a short, ragged last wave.
 constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8};
 constexpr int kMaxWavesForSplitK = 2;
@@ -55,9 +59,10 @@ constexpr double kSplitKFixedUs = 5.0;
 // no second launch. Measured on the H100 at the decode shapes: 0.6-1.5 us below the separate reduction
 // (bench/results/h100-2026-11-22-try-splitk-fused-num-sms.txt).
 constexpr double kSplitKFusedFixedUs = 2.98;  // fitted
-// The fused split that finishes last reads the other k_splits - 1 partial tiles (FP32) through its one SM: charged
-// at this many times the SM ingress time of those bytes (fitted; 64x96 split 6 measured 3.1 us over 64x64 split 4
-// at 8x2112x7168, both one wave).
+// The fused split that finishes last reads the other k_splits - 1 partial tiles (FP32), each math warpgroup its own
+// rows: charged at this many times the SM ingress time of one warpgroup's share (fitted; 64x96 split 6 measured
+// 3.1 us over 64x64 split 4 at 8x2112x7168, both one wave; 128x160 split 4 at 384x1536x16384 ran 34.0 us where
+// charging the whole tile at that rate predicted 38.0).
 constexpr double kSplitKPartialsReadFactor = 2.27;
 // Efficiency factors of mma_efficiency (fitted): tiles whose width is not a multiple of 32, and one or two
 // consumer warpgroups.
@@ -113,7 +118,9 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   // Compute: every wave costs one unit's MMA time on one SM, at least the per-k-block floor.
   const double per_sm_tflops = kPeakTflops * p.tc_util / 100.0 / c.num_sms * mma_efficiency(c);
   const double k_block_us = 2.0 * c.block_m * c.block_n * 128.0 / (per_sm_tflops * 1e12) * 1e6;
-  const double floor_us = device::num_math_wgs(c) == 1 ? kOneWgKBlockFloorUs : kKBlockFloorUs;
+  const double floor_us = device::num_math_wgs(c) == 1
+                              ? kOneWgKBlockFloorUs * (c.block_n % 32 != 0 ? kOneWgOddNFloorFactor : 1.0)
+                              : kKBlockFloorUs;
   const double compute_us = waves * (unit_k_blocks * std::max(k_block_us, floor_us) + kTileOverheadUs);
 
   // DRAM: each operand read once (L2 keeps the other tiles' reuse), D (or the FP32 partials) written once;
@@ -136,9 +143,10 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   // Split-K: the reduction (the reduce kernel, or the last split when fused) reads the partials and writes D
   // (reading it too when accumulating).
   const double reduce_fixed_us = c.splitk_fused ? kSplitKFusedFixedUs : kSplitKFixedUs;
-  const double last_split_us = c.splitk_fused ? kSplitKPartialsReadFactor * (c.k_splits - 1) * c.block_m * c.block_n *
-                                                   4.0 / (kSmIngressGBps * 1e3)
-                                             : 0.0;
+  const double wg_rows = double(c.block_m) / device::num_math_wgs(c);
+  const double last_split_us =
+      c.splitk_fused ? kSplitKPartialsReadFactor * (c.k_splits - 1) * wg_rows * c.block_n * 4.0 / (kSmIngressGBps * 1e3)
+                     : 0.0;
   const double reduce_us =
       c.k_splits > 1 ? reduce_fixed_us + last_split_us + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
 
