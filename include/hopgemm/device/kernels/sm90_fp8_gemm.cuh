@@ -93,6 +93,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   const i32 k = kConfig.shape_k > 0 ? kConfig.shape_k : params.k;
   const i32 num_k_blocks = ceil_div(k, kBlockK);  // the last block may be partial (TMA zero-fills)
   const i32 k_blocks_per_split = ceil_div(num_k_blocks, kSplits);  // the host keeps every split non-empty
+  // M below one tile: A's box holds only M's rows (rounded up to 8) and the stage's other rows are left as they are
+  // (their D rows are never stored); a 64-row box of which 56 rows are zero-filled past M took longer to land (decode
+  // logs: 64x16 tiles at N=2112, K=7168 ran 18.7 us at M=8, 15.2 at M=48).
+  const u32 tx_bytes = !kMulticastA && params.a_box_rows > 0
+                           ? kTxBytes - static_cast<u32>(kBlockM - params.a_box_rows) * kBlockK
+                           : kTxBytes;
 
   // ---- shared memory carve-up: [D tile][A x stages][B x stages][SFA x stages][SFB x stages][scale chunks][barriers]
   extern __shared__ __align__(1024) u8 smem[];
@@ -219,7 +225,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           const u32 sfa_dst = sfa_addr + s * kSmem.sfa_stage, sfb_dst = sfb_addr + s * kSmem.sfb_stage;
           if (pwarp == 0) {
             if (lane == 0) {
-              ptx::mbarrier_arrive_expect_tx(&full[s], kTxBytes);
+              ptx::mbarrier_arrive_expect_tx(&full[s], tx_bytes);
               // The shared operand: each CTA of the pair loads one half and multicasts it to both.
               if constexpr (kMulticastA) {
                 constexpr int kHalf = kBlockM / 2;
