@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "api/gemm_internal.hpp"
@@ -173,8 +172,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   const int64_t sf_k = ceil_div64(p.k, 128);
   Sm90Fp8GemmParams params{};
   // M below one tile (no A-sharing pair): a box of M's rows only (sm90_fp8_gemm.cuh, a_box_rows).
-  static const bool a_box_off = std::getenv("HOPGEMM_AB_FULL_A_BOX") && *std::getenv("HOPGEMM_AB_FULL_A_BOX");  // EXPERIMENT
-  const bool a_box_of_m = !a_box_off && cfg.cluster_n == 1 && p.m < cfg.block_m;
+  const bool a_box_of_m = cfg.cluster_n == 1 && p.m < cfg.block_m;
   params.a_box_rows = a_box_of_m ? static_cast<int>((p.m + 7) / 8 * 8) : 0;
   params.tma_a = tma::encode_2d({DType::kFloat8E4M3, a.data, uint64_t(p.k), uint64_t(p.m), uint64_t(a.stride(0)),
                                  128, uint32_t(a_box_of_m ? params.a_box_rows : cfg.block_m / cfg.cluster_n),

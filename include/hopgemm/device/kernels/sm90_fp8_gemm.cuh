@@ -94,8 +94,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   const i32 num_k_blocks = ceil_div(k, kBlockK);  // the last block may be partial (TMA zero-fills)
   const i32 k_blocks_per_split = ceil_div(num_k_blocks, kSplits);  // the host keeps every split non-empty
   // M below one tile: A's box holds only M's rows (rounded up to 8) and the stage's other rows are left as they are
-  // (their D rows are never stored); a 64-row box of which 56 rows are zero-filled past M took longer to land (decode
-  // logs: 64x16 tiles at N=2112, K=7168 ran 18.7 us at M=8, 15.2 at M=48).
+  // (their D rows are never stored), instead of a box zero-filled past M: 8x28672x7168 12% faster, 1x2112x7168 3%,
+  // eight other decode shapes within 1.3% (bench/results/h100-2026-11-22-ab-a-box-of-m.txt).
   const u32 tx_bytes = !kMulticastA && params.a_box_rows > 0
                            ? kTxBytes - static_cast<u32>(kBlockM - params.a_box_rows) * kBlockK
                            : kTxBytes;
