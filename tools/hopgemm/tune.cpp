@@ -172,7 +172,7 @@ int run_tune(Args& args) {
         band_pass.push_back(time_config(v, "  "));
         std::fprintf(stderr, "  band %2d: %8.1f us\n", band, band_pass.back());
       }
-      // The winner's own band is the incumbent: another band replaces it only when faster by 1% in the rounds.
+      // The winner's own band is the incumbent: another band replaces it only when faster by 2.5% in the rounds.
       bench::ConfirmOptions keep_unless_faster;
       for (size_t i = 0; i < variants.size(); ++i) {
         if (variants[i].raster_band == b.raster_band) keep_unless_faster.incumbent = long(i);
