@@ -19,9 +19,9 @@ Confirmed confirm_fastest(const std::vector<double>& first_pass, const std::func
          (finalists.size() > 1 && first_pass[finalists.back()] > cutoff)) {
     finalists.pop_back();
   }
-  const bool has_incumbent = options.incumbent >= 0 && size_t(options.incumbent) < first_pass.size();
-  if (has_incumbent && std::find(finalists.begin(), finalists.end(), size_t(options.incumbent)) == finalists.end()) {
-    finalists.push_back(size_t(options.incumbent));
+  const bool has_incumbent = options.incumbent && *options.incumbent < first_pass.size();
+  if (has_incumbent && std::find(finalists.begin(), finalists.end(), *options.incumbent) == finalists.end()) {
+    finalists.push_back(*options.incumbent);
   }
   std::vector<std::vector<double>> times(finalists.size()), relative(finalists.size());
   for (size_t f = 0; f < finalists.size(); ++f) times[f].push_back(first_pass[finalists[f]]);
@@ -42,7 +42,7 @@ Confirmed confirm_fastest(const std::vector<double>& first_pass, const std::func
       best_score = score;
       best = {finalists[f], us, score};
     }
-    if (has_incumbent && finalists[f] == size_t(options.incumbent)) incumbent = {finalists[f], us, score};
+    if (has_incumbent && finalists[f] == *options.incumbent) incumbent = {finalists[f], us, score};
   }
   if (has_incumbent && !(best.score * options.incumbent_margin < incumbent.score)) return incumbent;
   return best;

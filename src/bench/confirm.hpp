@@ -3,6 +3,7 @@
 // rank them by time relative to each round's fastest (used by `hopgemm tune`).
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace hopgemm::bench {
@@ -14,7 +15,7 @@ struct ConfirmOptions {
   // The current choice, when there is one: always a finalist (a late first pass on a heating GPU must not drop it),
   // and replaced only by a finalist whose score beats it by `incumbent_margin` (noise must not flip a table row: on
   // the suite's band re-timing a band that won the rounds by 4% read 1.3-2.5% slower in the next suite run).
-  long incumbent = -1;
+  std::optional<size_t> incumbent;
   double incumbent_margin = 1.025;
 };
 

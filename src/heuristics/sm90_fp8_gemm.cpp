@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -189,10 +188,8 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         // won and lost (1536x7168x16384: 8% slower), and 1D1D 192x96 was 8% slower than the 256-row picks
         // (bench/results/h100-2026-11-22-ab-three-wgs-model.txt, ...-try-three-wgs-wgrad.txt). Other 1D2D widths
         // remain open to the tuning table (4096x576x7168: 192x96, 22 x 6 = 132 tiles, 4.5% faster than 128x144).
-        if (block_m == 192 && (p.recipe == device::kRecipe1D1D ||
-                               (block_n != 128 && (candidates == Candidates::kModel || block_n > 128)))) {
+        if (block_m == 192 && (p.recipe == device::kRecipe1D1D || (candidates == Candidates::kModel && block_n != 128)))
           continue;
-        }
         Sm90Fp8GemmConfig c;
         c.block_m = block_m;
         c.block_n = block_n;
@@ -245,9 +242,6 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         }
         // Pipelines shallower than 3 stages cannot keep TMA ahead of the tensor cores.
         if (c.num_stages < 3 || !device::is_valid(c)) continue;
-        // 1D2D reads at most two 128-column B-scale blocks per tile: the tile starting at the worst offset
-        // (128 - gcd(block_n, 128)) must end within the second block.
-        if (p.recipe == device::kRecipe1D2D && block_n - std::gcd(block_n, 128) > 128) continue;
         // 1D1D promotes with a scale per column: beyond 160 columns its consumers spill (ptxas report).
         if (p.recipe == device::kRecipe1D1D && block_n > 160) continue;
         // Tiles far larger than the problem waste the tensor cores on zero padding.

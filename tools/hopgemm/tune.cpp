@@ -175,7 +175,7 @@ int run_tune(Args& args) {
       // The winner's own band is the incumbent: another band replaces it only when faster by 2.5% in the rounds.
       bench::ConfirmOptions keep_unless_faster;
       for (size_t i = 0; i < variants.size(); ++i) {
-        if (variants[i].raster_band == b.raster_band) keep_unless_faster.incumbent = long(i);
+        if (variants[i].raster_band == b.raster_band) keep_unless_faster.incumbent = i;
       }
       const bench::Confirmed band_best = bench::confirm_fastest(
           band_pass, [&](size_t i) { return time_config(variants[i], "  "); }, keep_unless_faster,
