@@ -99,7 +99,8 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
 }
 
 // Work units are (tile, split) pairs; a unit runs ceil(k_blocks / k_splits) k-blocks.
-double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tiles_out, int& waves_out) {
+double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tiles_out, int& waves_out,
+                  bool* dram_bound = nullptr) {
   // A cluster's CTAs run together: where the tile count along its axis is odd, the scheduler runs a phantom tile
   // (loads for its partner's multicast, no store) that takes an SM like a real one.
   const int64_t tiles_m = (p.m + c.block_m - 1) / c.block_m;
@@ -149,6 +150,7 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   const double reduce_us =
       c.k_splits > 1 ? reduce_fixed_us + last_split_us + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
 
+  if (dram_bound) *dram_bound = dram_us >= std::max({compute_us, l2_us, ingress_us});
   return kLaunchUs + std::max({compute_us, dram_us, l2_us, ingress_us}) + reduce_us;
 }
 
@@ -248,11 +250,12 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         if (block_m > 64 && (block_m / 2) >= p.m) continue;
         if (block_n > 16 && block_n - n_step >= p.n) continue;
         int tiles = 0, waves = 0;
-        const double us = predict_us(p, c, tiles, waves);
+        bool dram_bound = false;
+        const double us = predict_us(p, c, tiles, waves, &dram_bound);
         // A pair of CTAs only pays off when each has a partner tile in most waves (the model's view; a measured
         // exception: dgrad 4096x512x32768, one wave of 128 tiles, A-sharing pairs 2% faster, in the tuning table).
         if (candidates == Candidates::kModel && device::cluster_size(c) > 1 && tiles < 2 * c.num_sms) continue;
-        ranked.push_back({c, us, tiles, waves});
+        ranked.push_back({c, us, tiles, waves, dram_bound});
         // Split-K: more work units than tiles, FP32 partials plus a reduction (all in the model).
         if (device::cluster_size(c) > 1 || tiles > kMaxWavesForSplitK * c.num_sms) continue;
         for (int k_splits : kSplitKChoices) {
@@ -263,8 +266,8 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
           if (split.num_stages < 3 || !device::is_valid(split) || !device::k_splits_fit(p.k, k_splits)) continue;
           // At least two k-blocks per unit: shorter units are all prologue and epilogue.
           if (std::ceil(p.k / 128.0) < 2.0 * k_splits) continue;
-          const double split_us = predict_us(p, split, tiles, waves);
-          ranked.push_back({split, split_us, tiles, waves});
+          const double split_us = predict_us(p, split, tiles, waves, &dram_bound);
+          ranked.push_back({split, split_us, tiles, waves, dram_bound});
         }
       }
     }
@@ -272,6 +275,20 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   // Fastest predicted first; within 0.5% the earlier candidate (smaller cluster, tile) stays ahead.
   std::stable_sort(ranked.begin(), ranked.end(), [](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
     return x.predicted_us < y.predicted_us * 0.995;
+  });
+  // Where HBM bounds the fastest and its ties alike (small M, large N x K), the model sees every width as equal and the
+  // narrowest won. Measured there, widths that straddle the 128-column B-scale blocks (48, 96: 64x48 at
+  // 64x16384x5120 45.9 us, 64x96 46.0) ran 6-8% slower than those that tile them (64x64 43.2, 64x128 42.7), and of
+  // the others the fewest waves ran fastest (32x28672x4096: 64x128 54.0 us, 64x32 55.3, 64x64 55.8;
+  // bench/results/h100-2026-11-22-try-decode-widths.txt). So among such ties: no straddle, then fewer waves.
+  size_t tied = 0;
+  while (tied < ranked.size() && ranked[tied].dram_bound &&
+         ranked[tied].predicted_us <= ranked.front().predicted_us * 1.005) {
+    ++tied;
+  }
+  auto straddles = [](const Fp8GemmChoice& x) { return x.config.block_n % 128 != 0 && 128 % x.config.block_n != 0; };
+  std::stable_sort(ranked.begin(), ranked.begin() + tied, [&](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
+    return std::pair{straddles(x), x.num_waves} < std::pair{straddles(y), y.num_waves};
   });
   if (ranked.size() > max_count) ranked.resize(max_count);
   return ranked;

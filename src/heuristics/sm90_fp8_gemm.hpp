@@ -29,6 +29,7 @@ struct Fp8GemmChoice {
   double predicted_us = 0.0;  // the model's estimate (for HOPGEMM_PRINT_CONFIGS and tests)
   int num_tiles = 0;
   int num_waves = 0;
+  bool dram_bound = false;  // the model's HBM term is its largest
 };
 
 // Whether a row-major [rows, sf_k] FP32 scale tensor (row stride in elements, base address) can come by TMA in chunks

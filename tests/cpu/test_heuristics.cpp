@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <tuple>
 
 #include "api/suites.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
@@ -322,6 +323,24 @@ TEST(Heuristics, GoldenChoices) {
     EXPECT_EQ(c.num_stages, g.config[2]);
     EXPECT_EQ(c.cluster_m, g.config[3]);
     EXPECT_EQ(c.cluster_n, g.config[4]);
+  }
+}
+
+// Small M, large N x K: HBM bounds every width alike. Among the model's ties the width that tiles the B-scale blocks
+// with the fewest waves goes first (H100: 64x128 6-8% faster than the narrow straddling 64x48 the model took before;
+// bench/results/h100-2026-11-22-try-decode-widths.txt).
+TEST(Heuristics, MemoryBoundTiesTakeWholeScaleBlocksAndFewWaves) {
+  for (const auto& [m, n, k] : {std::tuple{64, 16384, 5120}, {32, 28672, 4096}, {16, 16384, 7168}}) {
+    const auto p = problem(m, n, k);
+    SCOPED_TRACE(heuristics::describe(p));
+    const auto ranked = heuristics::rank_fp8_gemm_configs(p, 8);
+    ASSERT_FALSE(ranked.empty());
+    EXPECT_TRUE(ranked.front().dram_bound);
+    EXPECT_EQ(ranked.front().config.block_m, 64);
+    EXPECT_EQ(ranked.front().config.block_n, 128);
+    for (const auto& other : ranked) {  // nothing ranked behind it was predicted faster
+      EXPECT_GE(other.predicted_us, ranked.front().predicted_us * 0.995);
+    }
   }
 }
 
