@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace hopgemm::heuristics {
@@ -280,7 +281,8 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   // narrowest won. Measured there, widths that straddle the 128-column B-scale blocks (48, 96: 64x48 at
   // 64x16384x5120 45.9 us, 64x96 46.0) ran 6-8% slower than those that tile them (64x64 43.2, 64x128 42.7), and of
   // the others the fewest waves ran fastest (32x28672x4096: 64x128 54.0 us, 64x32 55.3, 64x64 55.8;
-  // bench/results/h100-2026-11-22-try-decode-widths.txt). So among such ties: no straddle, then fewer waves.
+  // bench/results/h100-2026-11-22-try-decode-widths.txt). So among such ties, within the tile height that already led
+  // them (64-row tiles at M = 96 ran 5% faster than 128-row ones with half the waves): no straddle, then fewer waves.
   size_t tied = 0;
   while (tied < ranked.size() && ranked[tied].dram_bound &&
          ranked[tied].predicted_us <= ranked.front().predicted_us * 1.005) {
@@ -288,7 +290,7 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   }
   auto straddles = [](const Fp8GemmChoice& x) { return x.config.block_n % 128 != 0 && 128 % x.config.block_n != 0; };
   std::stable_sort(ranked.begin(), ranked.begin() + tied, [&](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
-    return std::pair{straddles(x), x.num_waves} < std::pair{straddles(y), y.num_waves};
+    return std::tuple{x.config.block_m, straddles(x), x.num_waves} < std::tuple{y.config.block_m, straddles(y), y.num_waves};
   });
   if (ranked.size() > max_count) ranked.resize(max_count);
   return ranked;
