@@ -189,6 +189,8 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
       {device::kRecipe1D1D, 64, 128, 2, 1},
       {device::kRecipe1D2D, 128, 160, 2, 0},
       {device::kRecipe1D1D, 256, 104, 2, 0},
+      {device::kRecipe1D2D, 256, 128, 2, 0},  // the largest tiles: the last split sums in place
+      {device::kRecipe1D2D, 128, 192, 4, 0},
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {
@@ -206,15 +208,16 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
 
 TEST(Fp8GemmKernels, BScalesInRegistersCompileWithNvrtc) {
   // sfb_regs (1D2D B scales held by the math warps) with each consumer schedule: one wave (256x128, D in its last
-  // stage; 128x192), warpgroup turns (128x128), the overlapped next block (64x128), fused split-K (up to the
-  // register bound of is_valid: 256x80, 128x160), a cluster.
+  // stage; 128x192), warpgroup turns (128x128), the overlapped next block (64x128), fused split-K (256x80, 128x160,
+  // and the largest tiles, 256x128 (also with D in its last stage) and 128x192), a cluster.
   struct Variant {
     int block_m, block_n, promote_overlap, wg_order, d_in_stage, d_passes, k_splits, cluster_n;
   };
   const Variant variants[] = {
       {256, 128, 0, 0, 1, 2, 1, 2}, {128, 192, 0, 0, 0, 1, 1, 1}, {128, 128, 0, 1, 0, 1, 1, 2},
       {64, 128, 1, 0, 0, 1, 1, 1},  {64, 64, 1, 0, 0, 1, 4, 1},  {256, 80, 0, 0, 0, 1, 2, 1},
-      {128, 160, 0, 0, 0, 1, 2, 1},
+      {128, 160, 0, 0, 0, 1, 2, 1}, {256, 128, 0, 0, 0, 1, 2, 1}, {128, 192, 0, 0, 0, 1, 2, 1},
+      {256, 128, 0, 0, 1, 2, 2, 1},  // fused split-K with D staged in the last stage
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {

@@ -169,28 +169,29 @@ TEST(Heuristics, DescribeNamesTheScheduleFields) {
   EXPECT_NE(text.find(", d_in_stage=1, d_passes=2, sfb_regs=1)"), std::string::npos) << text;
 }
 
-// Fused split-K on two math warpgroups is offered only where ptxas keeps the partials' exchange out of local
-// memory (the compile tests check the largest valid tiles); one math warpgroup has 248 registers and no bound.
-TEST(Heuristics, FusedSplitKOnlyWithinTheRegisterBound) {
-  auto fused = [](int block_m, int block_n, int sfb_regs = 0) {
+// Fused split-K is offered on every tile whose accumulators fit: the last split sums the partials in place in its
+// registers (the compile tests check the largest tiles for spills), never with a cluster.
+TEST(Heuristics, FusedSplitKOnEveryTileWithoutACluster) {
+  auto fused = [](int block_m, int block_n, int sfb_regs = 0, int cluster_n = 1) {
     device::Sm90Fp8GemmConfig c;
     c.block_m = block_m;
     c.block_n = block_n;
     c.sfb_regs = sfb_regs;
+    c.cluster_n = cluster_n;
     c.k_splits = 2;
     c.splitk_fused = 1;
     c.num_stages = heuristics::max_stages(c);
     return device::is_valid(c);
   };
-  EXPECT_TRUE(fused(128, 160));
-  EXPECT_TRUE(fused(256, 96));
-  EXPECT_TRUE(fused(64, 192));
-  EXPECT_FALSE(fused(128, 192));
-  EXPECT_FALSE(fused(256, 112));
-  EXPECT_FALSE(fused(256, 128));
-  EXPECT_TRUE(fused(256, 80, 1));
-  EXPECT_TRUE(fused(128, 160, 1));
-  EXPECT_FALSE(fused(256, 96, 1));
+  for (int sfb_regs : {0, 1}) {
+    EXPECT_TRUE(fused(128, 160, sfb_regs));
+    EXPECT_TRUE(fused(256, 96, sfb_regs));
+    EXPECT_TRUE(fused(64, 192, sfb_regs));
+    EXPECT_TRUE(fused(128, 192, sfb_regs));
+    EXPECT_TRUE(fused(256, 128, sfb_regs));
+  }
+  EXPECT_FALSE(fused(256, 136));  // the accumulators alone do not fit
+  EXPECT_FALSE(fused(128, 128, 0, 2));
 }
 
 
@@ -271,8 +272,11 @@ TEST(Heuristics, ConfigViolationNamesTheRule) {
   c.d_passes = 2;
   c.num_stages = 4;
   EXPECT_EQ(device::config_violation(c), nullptr);
-  c.k_splits = 2;  // split-K stores FP32 partials: no D in the stage
-  EXPECT_STREQ(device::config_violation(c), "d_in_stage needs no promote_overlap, k_splits == 1 and one 128-byte swizzle atom per pass");
+  c.k_splits = 2;  // the separate reduction's split-K stores FP32 partials: no D in the stage
+  EXPECT_STREQ(device::config_violation(c),
+               "d_in_stage needs no promote_overlap, no split-K unless fused, and one 128-byte swizzle atom per pass");
+  c.splitk_fused = 1;  // the fused split that finishes last stages BF16 D like an unsplit tile
+  EXPECT_EQ(device::config_violation(c), nullptr);
   c = {};
   c.num_stages = 16;  // 16 x 32 KB
   EXPECT_STREQ(device::config_violation(c), "the stages and the D tile do not fit the 227 KB of shared memory");

@@ -2,7 +2,7 @@
 // Fused split-K reduction (config splitk_fused): the splits of a tile meet in global memory instead of in a
 // second kernel. Each split stores its FP32 partial in the math threads' own fragment order (float4 chunks,
 // chunk-major so a warp's store is 512 contiguous bytes), then counts itself on the tile's counter; the split
-// that counts last reads the others' partials, adds all of them in split order (so the result does not depend
+// that counts last reads every partial back (its own too), adds them in split order (so the result does not depend
 // on which split finished last: reruns are bitwise identical), resets the counter for the next call, and goes
 // on to store D like an unsplit tile. No split waits for another, so no ordering of CTAs is assumed.
 //
@@ -43,48 +43,32 @@ HOPGEMM_DEVICE bool splitk_fused_reduce(float (&fin)[kWaves][kHalfN], float* par
   if (!ptx::bar_sync_or(barrier_id, kMathThreads, counted_last)) return false;
 
   if (thread == 0) tile_counters[tile] = 0;  // every split has counted: ready for the next call
-  // In groups of up to 8 chunks (32 floats of sums, 32 of loads in flight): each split's loads of a group are
-  // issued together, then added; splits in order, this thread's own partial from its registers.
+  // Summed in place in fin, in split order from split 0's partial (this thread's own included, read back from L2 like
+  // the others: no second set of sums beside fin, which left 256x128 tiles short of registers), in groups of up to 8
+  // chunks whose loads are issued together.
   constexpr int kGroup = [] {
     for (int g = 8; g > 1; --g)
       if (kChunks % g == 0) return g;
     return 1;
   }();
-  auto own = [&](int c) {
-    const int w = c / kChunksPerWave, j = c % kChunksPerWave;
-    return make_float4(fin[w][4 * j], fin[w][4 * j + 1], fin[w][4 * j + 2], fin[w][4 * j + 3]);
+  auto add_group = [&](int g0, i32 s) {
+    float4 v[kGroup];
+#pragma unroll
+    for (int j = 0; j < kGroup; ++j) v[j] = __ldcg(chunk_ptr(s, g0 + j));
+#pragma unroll
+    for (int j = 0; j < kGroup; ++j) {
+      float* f = &fin[(g0 + j) / kChunksPerWave][4 * ((g0 + j) % kChunksPerWave)];
+      if (s == 0) {
+        f[0] = v[j].x, f[1] = v[j].y, f[2] = v[j].z, f[3] = v[j].w;
+      } else {
+        f[0] += v[j].x, f[1] += v[j].y, f[2] += v[j].z, f[3] += v[j].w;
+      }
+    }
   };
 #pragma unroll
   for (int g0 = 0; g0 < kChunks; g0 += kGroup) {
-    float4 sum[kGroup];
-#pragma unroll
-    for (int j = 0; j < kGroup; ++j) sum[j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 1
-    for (i32 s = 0; s < kSplits; ++s) {
-      float4 v[kGroup];
-      if (s == split) {
-#pragma unroll
-        for (int j = 0; j < kGroup; ++j) v[j] = own(g0 + j);
-      } else {
-#pragma unroll
-        for (int j = 0; j < kGroup; ++j) v[j] = __ldcg(chunk_ptr(s, g0 + j));
-      }
-#pragma unroll
-      for (int j = 0; j < kGroup; ++j) {
-        sum[j].x += v[j].x;
-        sum[j].y += v[j].y;
-        sum[j].z += v[j].z;
-        sum[j].w += v[j].w;
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < kGroup; ++j) {
-      const int w = (g0 + j) / kChunksPerWave, c = (g0 + j) % kChunksPerWave;
-      fin[w][4 * c] = sum[j].x;
-      fin[w][4 * c + 1] = sum[j].y;
-      fin[w][4 * c + 2] = sum[j].z;
-      fin[w][4 * c + 3] = sum[j].w;
-    }
+    for (i32 s = 0; s < kSplits; ++s) add_group(g0, s);
   }
   return true;
 }

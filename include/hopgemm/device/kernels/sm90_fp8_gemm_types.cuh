@@ -227,21 +227,17 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
                          (c.block_n / c.d_passes * out_elem_bytes(c)) % d_swizzle_bytes(c) == 0;
   // d_in_stage: one pass = one 128-byte swizzle atom of all block_m rows = exactly the stage's A slot, and each
   // warpgroup's rows of D land on its own A rows (which only it reads), so neither waits for the other.
-  // Not combined with split-K, whose partial tiles take the FP32 path.
+  // Split-K only fused (the split that stores D stages it; the separate reduction's FP32 partial tiles do not fit).
   const bool in_stage_ok = c.d_in_stage == 0 || (c.d_in_stage == 1 && c.promote_overlap == 0 && passes_ok &&
-                                                  c.k_splits == 1 && d_swizzle_bytes(c) == 128 &&
+                                                  (c.k_splits == 1 || c.splitk_fused == 1) && d_swizzle_bytes(c) == 128 &&
                                                   c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
   const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) >= 2 && c.promote_overlap == 0);
   // Fused split-K counts the splits of a tile per CTA (no cluster: split-K never pairs CTAs) and writes each
   // thread's fragment as float4 chunks.
-  // With two math warpgroups (232 registers each) the partials' exchange needs registers beside the accumulators:
-  // (waves + 1) x block_n / 2 <= 160 (ptxas, both recipes: 128x160 and 256x104 clean; 256x112, 256x128 and 128x192
-  // spill 24-548 bytes), <= 120 for two waves with the B scales in registers (sfb_regs: 256x96 spills 12-28 bytes,
-  // 256x80 does not).
-  const int fused_regs = c.sfb_regs == 1 && waves == 2 ? 120 : 160;
+  // The last split sums the partials in place in its accumulators' registers (ptxas: no spill at 256x128, 128x192
+  // or 256x112 since; a second set of sums beside them spilled 24-548 bytes there).
   const bool fused_ok = c.splitk_fused == 0 ||
-                        (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0 &&
-                         (num_math_wgs(c) == 1 || (waves + 1) * c.block_n / 2 <= fused_regs));
+                        (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0);
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered unless both come in
   // chunks (sf_chunks).
@@ -256,7 +252,7 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap, no split-K; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
   if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
-  if (!in_stage_ok) return "d_in_stage needs no promote_overlap, k_splits == 1 and one 128-byte swizzle atom per pass";
+  if (!in_stage_ok) return "d_in_stage needs no promote_overlap, no split-K unless fused, and one 128-byte swizzle atom per pass";
   if (!order_ok) return "wg_order needs two or three math warpgroups and no promote_overlap";
   if (!fused_ok) return "splitk_fused needs k_splits > 1, no cluster and room for the partials' registers";
   if (!producer_regs_ok) return "256-row 1D1D tiles with row-major scales need sf_chunks";
