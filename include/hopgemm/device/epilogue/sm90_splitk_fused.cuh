@@ -2,7 +2,7 @@
 // Fused split-K reduction (config splitk_fused): the splits of a tile meet in global memory instead of in a
 // second kernel. Each split stores its FP32 partial in the math threads' own fragment order (float4 chunks,
 // chunk-major so a warp's store is 512 contiguous bytes), then counts itself on the tile's counter; the split
-// that counts last reads every partial back (its own too), adds them in split order (so the result does not depend
+// that counts last reads the others' partials, adds them in split order (so the result does not depend
 // on which split finished last: reruns are bitwise identical), resets the counter for the next call, and goes
 // on to store D like an unsplit tile. No split waits for another, so no ordering of CTAs is assumed.
 //
@@ -43,22 +43,23 @@ HOPGEMM_DEVICE bool splitk_fused_reduce(float (&fin)[kWaves][kHalfN], float* par
   if (!ptx::bar_sync_or(barrier_id, kMathThreads, counted_last)) return false;
 
   if (thread == 0) tile_counters[tile] = 0;  // every split has counted: ready for the next call
-  // Summed in place in fin, in split order from split 0's partial (this thread's own included, read back from L2 like
-  // the others: no second set of sums beside fin, which left 256x128 tiles short of registers), in groups of up to 8
-  // chunks whose loads are issued together.
+  // Summed in place in fin, in split order (no second set of sums beside fin, which left 256x128 tiles short of
+  // registers), in groups of up to 8 chunks whose loads are issued together. Splits 0 and 1 first: when this is one of
+  // them, its own partial (in fin) plus the other's, as addition commutes; else both read, and this split's own partial
+  // is read back from L2 in its turn (the one extra read, only where k_splits > 2).
   constexpr int kGroup = [] {
     for (int g = 8; g > 1; --g)
       if (kChunks % g == 0) return g;
     return 1;
   }();
-  auto add_group = [&](int g0, i32 s) {
+  auto add_group = [&](int g0, i32 s, bool assign) {
     float4 v[kGroup];
 #pragma unroll
     for (int j = 0; j < kGroup; ++j) v[j] = __ldcg(chunk_ptr(s, g0 + j));
 #pragma unroll
     for (int j = 0; j < kGroup; ++j) {
       float* f = &fin[(g0 + j) / kChunksPerWave][4 * ((g0 + j) % kChunksPerWave)];
-      if (s == 0) {
+      if (assign) {
         f[0] = v[j].x, f[1] = v[j].y, f[2] = v[j].z, f[3] = v[j].w;
       } else {
         f[0] += v[j].x, f[1] += v[j].y, f[2] += v[j].z, f[3] += v[j].w;
@@ -67,8 +68,14 @@ HOPGEMM_DEVICE bool splitk_fused_reduce(float (&fin)[kWaves][kHalfN], float* par
   };
 #pragma unroll
   for (int g0 = 0; g0 < kChunks; g0 += kGroup) {
+    if (split <= 1) {
+      add_group(g0, 1 - split, false);
+    } else {
+      add_group(g0, 0, true);
+      add_group(g0, 1, false);
+    }
 #pragma unroll 1
-    for (i32 s = 0; s < kSplits; ++s) add_group(g0, s);
+    for (i32 s = 2; s < kSplits; ++s) add_group(g0, s, false);
   }
   return true;
 }
