@@ -458,6 +458,27 @@ def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits, spli
         gemm_with((a8[:, :256], sfa[:, :2]), (b8[:, :256], sfb[:, :2]), d, k_splits=3, block_m=64, block_n=64, **fused)
 
 
+@pytest.mark.parametrize("tile", [
+    dict(block_m=256, block_n=128, k_splits=2, d_in_stage=0, d_passes=1),
+    dict(block_m=256, block_n=128, k_splits=2, d_in_stage=1, d_passes=2),  # D staged in the last stage
+    dict(block_m=128, block_n=192, k_splits=3, d_in_stage=0, d_passes=1),  # a last split >= 2 reads its own back
+    dict(block_m=128, block_n=128, k_splits=4, d_in_stage=1, d_passes=2),
+])
+def test_split_k_fused_largest_tiles_sum_in_place(tile):
+    # The last split sums the partials in its accumulators' registers, in split order whichever split it is: the same
+    # bits on every run. Partial tiles at both edges; splits of 19 k-blocks (15, 15, 15, 12 for four).
+    m, n, k = 520, 1000, 7296
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=53)
+    outs = []
+    for _ in range(3):
+        d = poisoned(m, n, torch.bfloat16)
+        gemm_with((a8, sfa), (b8, sfb), d, cluster_m=1, cluster_n=1, promote_overlap=0, wg_order=0, splitk_fused=1, **tile)
+        assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+        outs.append(d)
+    assert all(torch.equal(outs[0], o) for o in outs[1:])
+    assert calc_diff(outs[0], reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
 @pytest.mark.parametrize("splitk_fused", [0, 1])
 def test_split_k_graph_capture_after_warm_up(splitk_fused):
     m, n, k = 64, 2112, 7168

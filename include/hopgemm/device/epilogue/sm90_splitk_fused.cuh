@@ -59,23 +59,18 @@ HOPGEMM_DEVICE bool splitk_fused_reduce(float (&fin)[kWaves][kHalfN], float* par
 #pragma unroll
     for (int j = 0; j < kGroup; ++j) {
       float* f = &fin[(g0 + j) / kChunksPerWave][4 * ((g0 + j) % kChunksPerWave)];
-      if (assign) {
-        f[0] = v[j].x, f[1] = v[j].y, f[2] = v[j].z, f[3] = v[j].w;
-      } else {
-        f[0] += v[j].x, f[1] += v[j].y, f[2] += v[j].z, f[3] += v[j].w;
-      }
+      // A select, not 0 + v: split 0's partial enters the sum exactly as it is whichever split sums (-0.0 included).
+      f[0] = assign ? v[j].x : f[0] + v[j].x;
+      f[1] = assign ? v[j].y : f[1] + v[j].y;
+      f[2] = assign ? v[j].z : f[2] + v[j].z;
+      f[3] = assign ? v[j].w : f[3] + v[j].w;
     }
   };
 #pragma unroll
   for (int g0 = 0; g0 < kChunks; g0 += kGroup) {
-    if (split <= 1) {
-      add_group(g0, 1 - split, false);
-    } else {
-      add_group(g0, 0, true);
-      add_group(g0, 1, false);
-    }
 #pragma unroll 1
-    for (i32 s = 2; s < kSplits; ++s) add_group(g0, s, false);
+    for (i32 s = 0; s < kSplits; ++s)
+      if (!(s == split && split <= 1)) add_group(g0, s, s == 0 && split >= 2);
   }
   return true;
 }
