@@ -2,7 +2,7 @@
 // Fused split-K reduction (config splitk_fused): the splits of a tile meet in global memory instead of in a
 // second kernel. Each split stores its FP32 partial in the math threads' own fragment order (float4 chunks,
 // chunk-major so a warp's store is 512 contiguous bytes), then counts itself on the tile's counter; the split
-// that counts last reads the others' partials, adds them in split order (so the result does not depend
+// that counts last reads the others' partials (all at once), adds them in split order (so the result does not depend
 // on which split finished last: reruns are bitwise identical), resets the counter for the next call, and goes
 // on to store D like an unsplit tile. No split waits for another, so no ordering of CTAs is assumed.
 //
@@ -17,8 +17,9 @@
 namespace hopgemm::device::epilogue {
 
 // fin: this thread's promoted accumulators for the tile (kWaves x kHalfN floats). partials: the workspace,
-// [tile][split][chunk][math thread] float4. Returns true in the CTA that must store D, with fin = the sum.
-template <int kWaves, int kHalfN, int kSplits, int kMathThreads>
+// [tile][split][chunk][math thread] float4. kLoadFloats: the registers a thread has free beside fin for partials in
+// flight. Returns true in the CTA that must store D, with fin = the sum.
+template <int kWaves, int kHalfN, int kSplits, int kMathThreads, int kLoadFloats>
 HOPGEMM_DEVICE bool splitk_fused_reduce(float (&fin)[kWaves][kHalfN], float* partials, u32* tile_counters, i32 tile,
                                         i32 split, u32 barrier_id) {
   static_assert(kHalfN % 4 == 0, "float4 chunks of the thread's fragment");
@@ -43,34 +44,60 @@ HOPGEMM_DEVICE bool splitk_fused_reduce(float (&fin)[kWaves][kHalfN], float* par
   if (!ptx::bar_sync_or(barrier_id, kMathThreads, counted_last)) return false;
 
   if (thread == 0) tile_counters[tile] = 0;  // every split has counted: ready for the next call
-  // Summed in place in fin, in split order (no second set of sums beside fin, which left 256x128 tiles short of
-  // registers), in groups of up to 8 chunks whose loads are issued together. Splits 0 and 1 first: when this is one of
-  // them, its own partial (in fin) plus the other's, as addition commutes; else both read, and this split's own partial
-  // is read back from L2 in its turn (the one extra read, only where k_splits > 2).
-  constexpr int kGroup = [] {
-    for (int g = 8; g > 1; --g)
-      if (kChunks % g == 0) return g;
+  // Summed in split order whichever split finishes last (reruns are bitwise identical), in groups of chunks.
+  // Where the registers allow, a group's chunks of every split are loaded at once (this split's own taken from fin)
+  // and then summed: the reads overlap instead of costing one L2 round trip per split. Else one split at a time, in
+  // place in fin: splits 0 and 1 first (when this is one of them, its own plus the other's, as addition commutes),
+  // and a later split's own partial read back from L2 in its turn.
+  constexpr int kBudget = kLoadFloats < 32 ? 32 : kLoadFloats;  // one group of 8 chunks always fits (ptxas)
+  auto largest_group = [](int splits_at_once) {
+    for (int g = kChunks; g > 1; --g)
+      if (kChunks % g == 0 && splits_at_once * g * 4 <= kBudget) return g;
     return 1;
-  }();
-  auto add_group = [&](int g0, i32 s, bool assign) {
-    float4 v[kGroup];
-#pragma unroll
-    for (int j = 0; j < kGroup; ++j) v[j] = __ldcg(chunk_ptr(s, g0 + j));
-#pragma unroll
-    for (int j = 0; j < kGroup; ++j) {
-      float* f = &fin[(g0 + j) / kChunksPerWave][4 * ((g0 + j) % kChunksPerWave)];
-      // A select, not 0 + v: split 0's partial enters the sum exactly as it is whichever split sums (-0.0 included).
-      f[0] = assign ? v[j].x : f[0] + v[j].x;
-      f[1] = assign ? v[j].y : f[1] + v[j].y;
-      f[2] = assign ? v[j].z : f[2] + v[j].z;
-      f[3] = assign ? v[j].w : f[3] + v[j].w;
-    }
   };
+  // L2 round trips: all splits at once, kChunks / group of them; one split at a time, (kSplits - 1) x kChunks / group.
+  constexpr bool kAllAtOnce =
+      kSplits * 4 <= kLoadFloats && kChunks / largest_group(kSplits) < (kSplits - 1) * (kChunks / largest_group(1));
+  constexpr int kGroup = largest_group(kAllAtOnce ? kSplits : 1);
+  auto fin_chunk = [&](int c) -> float* { return &fin[c / kChunksPerWave][4 * (c % kChunksPerWave)]; };
 #pragma unroll
   for (int g0 = 0; g0 < kChunks; g0 += kGroup) {
+    if constexpr (kAllAtOnce) {
+      float4 v[kSplits][kGroup];
+#pragma unroll
+      for (int s = 0; s < kSplits; ++s)
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j) {
+          const float* f = fin_chunk(g0 + j);
+          v[s][j] = s == split ? make_float4(f[0], f[1], f[2], f[3]) : __ldcg(chunk_ptr(s, g0 + j));
+        }
+#pragma unroll
+      for (int j = 0; j < kGroup; ++j) {
+        float4 sum = v[0][j];
+#pragma unroll
+        for (int s = 1; s < kSplits; ++s) sum.x += v[s][j].x, sum.y += v[s][j].y, sum.z += v[s][j].z, sum.w += v[s][j].w;
+        float* f = fin_chunk(g0 + j);
+        f[0] = sum.x, f[1] = sum.y, f[2] = sum.z, f[3] = sum.w;
+      }
+    } else {
 #pragma unroll 1
-    for (i32 s = 0; s < kSplits; ++s)
-      if (!(s == split && split <= 1)) add_group(g0, s, s == 0 && split >= 2);
+      for (i32 s = 0; s < kSplits; ++s) {
+        if (s == split && split <= 1) continue;
+        const bool assign = s == 0 && split >= 2;
+        float4 v[kGroup];
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j) v[j] = __ldcg(chunk_ptr(s, g0 + j));
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j) {
+          // A select, not 0 + v: split 0's partial enters the sum exactly as it is (-0.0 included).
+          float* f = fin_chunk(g0 + j);
+          f[0] = assign ? v[j].x : f[0] + v[j].x;
+          f[1] = assign ? v[j].y : f[1] + v[j].y;
+          f[2] = assign ? v[j].z : f[2] + v[j].z;
+          f[3] = assign ? v[j].w : f[3] + v[j].w;
+        }
+      }
+    }
   }
   return true;
 }

@@ -623,7 +623,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       if constexpr (kFusedSplitK) {
         // Only the tile's last split to finish stores D (barrier 7: the math threads; 1-6 are taken).
         constexpr u32 kSplitKBarrier = 7;
-        skip_store = !epilogue::splitk_fused_reduce<kWaves, kBlockN / 2, kSplits, kMathWgs * 128>(
+        // Registers a math thread has beside its accumulator sets and promoted sums, less a reserve for addresses,
+        // for the other splits' partials in flight.
+        constexpr int kLoadFloats = kConsumerRegs - (kConfig.promote_overlap == 1 ? 2 : 1) * kBlockN / 2 -
+                                    kWaves * kBlockN / 2 - 80;
+        skip_store = !epilogue::splitk_fused_reduce<kWaves, kBlockN / 2, kSplits, kMathWgs * 128, kLoadFloats>(
             fin, params.partials, params.tile_counters, m_block * sched.num_n_blocks + n_block, sched.k_split,
             kSplitKBarrier);
       }
