@@ -58,12 +58,12 @@ constexpr double kSplitKFixedUs = 5.0;
 // The same with the reduction fused into the GEMM (splitk_fused: the tile's last split sums the partials):
 // no second launch. Measured on the H100 at the decode shapes: 0.6-1.5 us below the separate reduction
 // (bench/results/h100-2026-11-22-try-splitk-fused-num-sms.txt).
-constexpr double kSplitKFusedFixedUs = 0.54;  // fitted
+constexpr double kSplitKFusedFixedUs = 2.98;  // fitted
 // The fused split that finishes last reads the other k_splits - 1 partial tiles (FP32), each math warpgroup its own
 // rows: charged at this many times the SM ingress time of one warpgroup's share (fitted; 64x96 split 6 measured
 // 3.1 us over 64x64 split 4 at 8x2112x7168, both one wave; 128x160 split 4 at 384x1536x16384 ran 34.0 us where
 // charging the whole tile at that rate predicted 38.0).
-constexpr double kSplitKPartialsReadFactor = 2.46;
+constexpr double kSplitKPartialsReadFactor = 2.27;
 // Efficiency factors of mma_efficiency (fitted): tiles whose width is not a multiple of 32, and one or two
 // consumer warpgroups.
 constexpr double kOddNEfficiency = 0.77;
