@@ -2,9 +2,10 @@
 // Fused split-K reduction (config splitk_fused): the splits of a tile meet in global memory instead of in a
 // second kernel. Each split stores its FP32 partial in the math threads' own fragment order (float4 chunks,
 // chunk-major so a warp's store is 512 contiguous bytes), then counts itself on the tile's counter; the split
-// that counts last reads the others' partials (all at once), adds them in split order (so the result does not depend
-// on which split finished last: reruns are bitwise identical), resets the counter for the next call, and goes
-// on to store D like an unsplit tile. No split waits for another, so no ordering of CTAs is assumed.
+// that counts last reads the others' partials (every split's at once where registers allow), adds them in split
+// order (so the result does not depend on which split finished last: reruns are bitwise identical), resets the
+// counter for the next call, and goes on to store D like an unsplit tile. No split waits for another, so no
+// ordering of CTAs is assumed.
 //
 // Memory ordering: every thread fences (gpu scope) after its partial stores, the math threads meet on a named
 // barrier, then one thread counts (atomicAdd); the last split's counting thread fences after observing the
