@@ -30,6 +30,7 @@ CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", l2_1d1d="k1
                  tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
                  kblock_floor_1wg="kOneWgKBlockFloorUs", floor_odd_1wg="kOneWgOddNFloorFactor", splitk_fixed="kSplitKFusedFixedUs",
                  partials_read="kSplitKPartialsReadFactor", eff_1wg="kOneWgEfficiency", eff_2wg="kTwoWgEfficiency",
+                 eff_3wg="kThreeWgEfficiency",
                  odd_n="kOddNEfficiency", eff_1d1d="k1D1DEfficiency", odd_n_1d1d="k1D1DOddNEfficiency",
                  colsmem_1d1d="k1D1DColScalesInSmemEfficiency")
 # splitk_fixed is the fused split's fixed cost: since 35cd048 every split candidate the heuristics offer is fused,
@@ -91,7 +92,7 @@ def predict(P, prob, c):
     eff = min(1.0, math_cycles / smem_cycles)
     if c["bn"] % 32:
         eff *= P["odd_n_1d1d"] if wgrad else P["odd_n"]
-    eff *= P["eff_1wg"] if c["bm"] == 64 else P["eff_2wg"]
+    eff *= P["eff_1wg"] if c["bm"] == 64 else P["eff_3wg"] if c["bm"] == 192 else P["eff_2wg"]
     if wgrad:
         eff *= P["eff_1d1d"]
         # col_scales_in_regs (sm90_fp8_gemm_types.cuh) with the heuristics' promote_overlap rule for 1D1D.

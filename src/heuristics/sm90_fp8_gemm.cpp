@@ -69,6 +69,7 @@ constexpr double kSplitKPartialsReadFactor = 2.27;
 constexpr double kOddNEfficiency = 0.77;
 constexpr double kOneWgEfficiency = 0.45;
 constexpr double kTwoWgEfficiency = 0.73;
+constexpr double kThreeWgEfficiency = 0.80;
 // 1D1D (weight gradients: FP32 D, a scale per row and per column) against the 1D2D figures above: the promotion's
 // two multiplies per element cost throughput, and FP32 widths that are not multiples of 32 (the tuned 144, 152, 88)
 // lose nothing measurable. Fitted on 16 tuned wgrad shapes (2246 candidates, bench/results/h100-2026-11-22-tune-
@@ -94,7 +95,8 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
   // One consumer warpgroup cannot hide its own promotion and waits; two overlap each other. Three (192-row tiles)
   // ran at the per-tile rate of two on 256x128 (H100, 8192^3: 791 vs 802 us, about what the waves alone explain;
   // bench/results/h100-2026-11-22-bench-three-wgs-8192.txt).
-  eff *= device::num_math_wgs(c) >= 2 ? kTwoWgEfficiency : kOneWgEfficiency;
+  const int wgs = device::num_math_wgs(c);
+  eff *= wgs == 3 ? kThreeWgEfficiency : wgs == 2 ? kTwoWgEfficiency : kOneWgEfficiency;
   if (is_1d1d) eff *= k1D1DEfficiency * (device::col_scales_in_regs(c) ? 1.0 : k1D1DColScalesInSmemEfficiency);
   return eff;
 }
