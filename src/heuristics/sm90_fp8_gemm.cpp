@@ -69,7 +69,10 @@ constexpr double kSplitKPartialsReadFactor = 2.27;
 constexpr double kOddNEfficiency = 0.77;
 constexpr double kOneWgEfficiency = 0.45;
 constexpr double kTwoWgEfficiency = 0.73;
-constexpr double kThreeWgEfficiency = 0.80;
+// Three (192-row tiles): as two. Fitted alone on the twelfth session's re-measured decode/mid-M logs and heldout4 it
+// came out 0.80 (their picks 1.022 -> 1.011 of the best measured), but on fresh shapes the 12 picks it moved, all to
+// 192x128, ran new/old 1.016, worst 1.19 (bench/results/h100-2026-11-22-ab-model-session12-three-wgs.txt).
+constexpr double kThreeWgEfficiency = 0.73;
 // 1D1D (weight gradients: FP32 D, a scale per row and per column) against the 1D2D figures above: the promotion's
 // two multiplies per element cost throughput, and FP32 widths that are not multiples of 32 (the tuned 144, 152, 88)
 // lose nothing measurable. Fitted on 16 tuned wgrad shapes (2246 candidates, bench/results/h100-2026-11-22-tune-
