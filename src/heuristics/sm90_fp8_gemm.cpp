@@ -63,6 +63,9 @@ constexpr double kSplitKFusedFixedUs = 2.98;  // fitted
 // rows: charged at this many times the SM ingress time of one warpgroup's share (fitted; 64x96 split 6 measured
 // 3.1 us over 64x64 split 4 at 8x2112x7168, both one wave; 128x160 split 4 at 384x1536x16384 ran 34.0 us where
 // charging the whole tile at that rate predicted 38.0).
+// Since the twelfth session the last split loads every split's partials at once where registers allow (decode splits
+// 2-7% faster); refits of these two constants to that (fixed 0.54 us) moved fresh picks for nothing (0.999, worst
+// 1.128; bench/results/h100-2026-11-22-ab-model-session12-splitk-refit.txt), so they stay as fitted before it.
 constexpr double kSplitKPartialsReadFactor = 2.27;
 // Efficiency factors of mma_efficiency (fitted): tiles whose width is not a multiple of 32, and one or two
 // consumer warpgroups.

@@ -254,7 +254,7 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
   if (!in_stage_ok) return "d_in_stage needs no promote_overlap, no split-K unless fused, and one 128-byte swizzle atom per pass";
   if (!order_ok) return "wg_order needs two or three math warpgroups and no promote_overlap";
-  if (!fused_ok) return "splitk_fused needs k_splits > 1, no cluster and room for the partials' registers";
+  if (!fused_ok) return "splitk_fused needs k_splits > 1, no cluster and block_n a multiple of 8";
   if (!producer_regs_ok) return "256-row 1D1D tiles with row-major scales need sf_chunks";
   if (!sfb_regs_ok) return "sfb_regs is for recipe 1D2D";
   if (!sf_chunks_ok) return "sf_chunks needs row-major per-row scales";
