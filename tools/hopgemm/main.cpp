@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  tune [--suite NAME [--role R] | --shape [wgrad:]MxNxK] [--top N] [--out FILE.inc] [--schedules]\n"
     "       [--sustain-ms MS] [--bands]\n"
     "                               time the model's best N configs per shape; write the winners\n"
+    "                               (a shape's tuning-table row is timed too and kept unless beaten by 2.5%)\n"
     "                               (--bands: the winner re-timed with raster bands 1-32, the fastest kept;\n"
     "                               --top 0: the op's current choice, table or model, is the only candidate)\n"
     "  explain [--suite NAME [--role R] | --shape [wgrad:]MxNxK] [--sfa mn|row] [--num-sms N] [--top N]\n"

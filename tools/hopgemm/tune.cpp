@@ -3,8 +3,10 @@
 // problems. Candidates are compiled in parallel first, then timed like `hopgemm bench` (L2 flushed, median).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -84,6 +86,7 @@ int run_tune(Args& args) {
     GemmShape shape;
     heuristics::Fp8GemmProblem problem;
     std::vector<heuristics::Fp8GemmChoice> candidates;
+    std::optional<size_t> incumbent;  // the problem's tuning-table row among the candidates
   };
   std::vector<Plan> plans;
   std::vector<jit::KernelSource> sources;
@@ -95,6 +98,20 @@ int run_tune(Args& args) {
     p.tc_util = get_tc_util();
     Plan plan{s, p, top > 0 ? heuristics::rank_fp8_gemm_configs(p, top)
                             : std::vector<heuristics::Fp8GemmChoice>{heuristics::choose_fp8_gemm_config(p)}};
+    // A problem the tuning table lists keeps its row unless a candidate beats it by the confirmation's margin in the
+    // same rounds (the row is timed as a candidate, with its raster band), so re-tuning cannot flip a row on noise.
+    if (const auto tuned = heuristics::tuned_fp8_gemm_choice(p); tuned && top > 0) {
+      auto& cands = plan.candidates;
+      const auto same_tile = [&](const heuristics::Fp8GemmChoice& x) {
+        const auto &a = x.config, &t = tuned->config;
+        return a.block_m == t.block_m && a.block_n == t.block_n && a.cluster_m == t.cluster_m &&
+               a.cluster_n == t.cluster_n && a.k_splits == t.k_splits;
+      };
+      auto it = std::find_if(cands.begin(), cands.end(), same_tile);
+      if (it == cands.end()) it = cands.insert(cands.end(), *tuned);
+      *it = *tuned;
+      plan.incumbent = static_cast<size_t>(it - cands.begin());
+    }
     for (const auto& c : plan.candidates) {
       sources.push_back(api::render_sm90_fp8_gemm(c.config));
       if (schedules)
@@ -143,8 +160,10 @@ int run_tune(Args& args) {
       }
     }
     // The candidates close to the fastest are timed again in rounds (bench/confirm.hpp: the GPU's speed drifts).
+    bench::ConfirmOptions keep_row_unless_beaten;
+    keep_row_unless_beaten.incumbent = plan.incumbent;
     const bench::Confirmed confirmed = bench::confirm_fastest(
-        first_pass, [&](size_t i) { return time_config(plan.candidates[i].config, "  "); }, {},
+        first_pass, [&](size_t i) { return time_config(plan.candidates[i].config, "  "); }, keep_row_unless_beaten,
         [&](size_t i, double score, double us, const std::vector<double>& times) {
           std::string all;
           for (double t : times) {
