@@ -31,6 +31,10 @@ SETS = {
     "wgrad-held": ("h100-2026-11-22-heldout-wgrad-candidates.log", "h100-2026-11-22-heldout-wgrad-summary.txt", 150),
     # Ninth session, after three math warpgroups, phantom tiles and the 1D1D column-scale term (a299eef).
     "heldout4": ("h100-2026-11-22-heldout4-candidates.log", "h100-2026-11-22-heldout4-summary.txt", 40),
+    # Twelfth session: the decode and mid-M log shapes re-measured with the all-at-once split-K reads (75 shapes).
+    "split-logs": ("h100-2026-11-22-tune-split-logs-candidates.log", "h100-2026-11-22-tune-split-logs-summary.txt", 40),
+    # Thirteenth session, fresh shapes at cd94add (scripts/validate_model.sh).
+    "heldout5": ("h100-2026-11-22-heldout5-candidates.log", "h100-2026-11-22-heldout5-summary.txt", 40),
 }
 
 

@@ -52,6 +52,8 @@ constexpr double kOneWgOddNFloorFactor = 1.06;
 // Split-K candidates: only when the tiles leave SMs idle or run a short, ragged last wave.
 constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8};
 constexpr int kMaxWavesForSplitK = 2;
+// Up to this K, 192x128 wins its model ties with 128x192 (rank_fp8_gemm_configs).
+constexpr int64_t kThreeWgTieMaxK = 8192;
 // Fixed cost of the reduction: its launch plus the GEMM's drain before it (measured on the H100: split-K
 // picks ran 4.7-9.3 us over a model that charged one 2.5 us launch; docs/notes/fp8_gemm_splitk.md).
 constexpr double kSplitKFixedUs = 5.0;
@@ -285,6 +287,26 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   std::stable_sort(ranked.begin(), ranked.end(), [](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
     return x.predicted_us < y.predicted_us * 0.995;
   });
+  // Three math warpgroups against two on the same tile area: 192x128 and 128x192 tie in the model (the same
+  // throughput and, where both divide the problem, the same waves), but in the tune logs 192x128 ran faster in 26 of
+  // 29 ties at K <= 8192 (0.93-0.99x; 4096x7168x576 1.03x) and won or lost at random above it (0.945-1.46x; a long
+  // unit of 128x192 hides its epilogue better?): so among the leading ties at K <= 8192, 192x128 goes first.
+  // (bench/results/h100-2026-11-22-*-candidates.log, paired by shape.)
+  if (p.recipe == device::kRecipe1D2D && p.k <= kThreeWgTieMaxK) {
+    const double tie_us = ranked.empty() ? 0.0 : ranked.front().predicted_us * 1.005;
+    for (size_t i = 0; i < ranked.size() && ranked[i].predicted_us <= tie_us; ++i) {
+      const Sm90Fp8GemmConfig& c = ranked[i].config;
+      if (c.block_m != 128 || c.block_n != 192) continue;
+      for (size_t j = i + 1; j < ranked.size() && ranked[j].predicted_us <= tie_us; ++j) {
+        const Sm90Fp8GemmConfig& t = ranked[j].config;
+        if (t.block_m == 192 && t.block_n == 128 && t.cluster_m == c.cluster_m && t.cluster_n == c.cluster_n &&
+            t.k_splits == c.k_splits) {
+          std::rotate(ranked.begin() + i, ranked.begin() + j, ranked.begin() + j + 1);
+          break;
+        }
+      }
+    }
+  }
   // Where HBM bounds the fastest and its ties alike (small M, large N x K), the model sees every width as equal and the
   // narrowest won. Measured there, widths that straddle the 128-column B-scale blocks (48, 96: 64x48 at
   // 64x16384x5120 45.9 us, 64x96 46.0) ran 6-8% slower than those that tile them (64x64 43.2, 64x128 42.7), and of
