@@ -52,8 +52,6 @@ constexpr double kOneWgOddNFloorFactor = 1.06;
 // Split-K candidates: only when the tiles leave SMs idle or run a short, ragged last wave.
 constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8};
 constexpr int kMaxWavesForSplitK = 2;
-// Up to this K, 192x128 wins its model ties with 128x192 (rank_fp8_gemm_configs).
-constexpr int64_t kThreeWgTieMaxK = 8192;
 // Fixed cost of the reduction: its launch plus the GEMM's drain before it (measured on the H100: split-K
 // picks ran 4.7-9.3 us over a model that charged one 2.5 us launch; docs/notes/fp8_gemm_splitk.md).
 constexpr double kSplitKFixedUs = 5.0;
@@ -288,11 +286,12 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
     return x.predicted_us < y.predicted_us * 0.995;
   });
   // Three math warpgroups against two on the same tile area: 192x128 and 128x192 tie in the model (the same
-  // throughput and, where both divide the problem, the same waves), but in the tune logs 192x128 ran faster in 26 of
-  // 29 ties at K <= 8192 (0.93-0.99x; 4096x7168x576 1.03x) and won or lost at random above it (0.945-1.46x; a long
-  // unit of 128x192 hides its epilogue better?): so among the leading ties at K <= 8192, 192x128 goes first.
-  // (bench/results/h100-2026-11-22-*-candidates.log, paired by shape.)
-  if (p.recipe == device::kRecipe1D2D && p.k <= kThreeWgTieMaxK) {
+  // throughput and, where both divide the problem, the same waves), but 192x128 ran faster. The tune logs (one pass
+  // each): 24 of 27 such ties at K <= 8192 (0.93-0.99x; two equal, one 3% slower), 4 of 9 above it. Fresh shapes,
+  // each pick timed twice in alternation: 13 of the 14 picks this moved at K <= 8192 (new/old 0.974, worst 1.095 at
+  // 2560x2112x5120) and all 10 at K = 13824-16384 (0.958, 0.929-0.989;
+  // bench/results/h100-2026-11-22-ab-model-session13-tie192{,-longk}.txt). So 192x128 goes first among the leading ties.
+  if (p.recipe == device::kRecipe1D2D) {
     const double tie_us = ranked.empty() ? 0.0 : ranked.front().predicted_us * 1.005;
     for (size_t i = 0; i < ranked.size() && ranked[i].predicted_us <= tie_us; ++i) {
       const Sm90Fp8GemmConfig& c = ranked[i].config;
