@@ -463,6 +463,8 @@ def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits, spli
     dict(block_m=256, block_n=128, k_splits=2, d_in_stage=1, d_passes=2),  # D staged in the last stage
     dict(block_m=128, block_n=192, k_splits=3, d_in_stage=0, d_passes=1),  # a last split >= 2 reads its own back
     dict(block_m=128, block_n=128, k_splits=4, d_in_stage=1, d_passes=2),
+    dict(block_m=192, block_n=128, k_splits=3, d_in_stage=0, d_passes=1),  # three math warpgroups
+    dict(block_m=192, block_n=128, k_splits=2, d_in_stage=1, d_passes=2, sfb_regs=1),
 ])
 def test_split_k_fused_largest_tiles_sum_in_place(tile):
     # The last split sums the partials in its accumulators' registers, in split order whichever split it is: the same

@@ -207,10 +207,11 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   const int waves = waves_per_wg(c);
   // Three math warpgroups get 152 registers each (the producer keeps 40 of the 128 x 512 the CTA launches with):
   // one accumulator set and one promoted set of block_n / 2 fit up to block_n 128 (1D1D: 96, its column scales
-  // beside them), with no room for a second accumulator set or split-K's partials (ptxas, sm_90a: highest register
-  // R143 at 192x128).
+  // beside them), with no room for a second accumulator set (ptxas, sm_90a: highest register R143 at 192x128).
+  // Split-K only fused: its last split sums the partials in place, one split at a time (ptxas: no spill at 192x128);
+  // the separate reduction (an FP32 partial tile staged in shared memory) is not offered there.
   const bool three_wgs_regs_ok = c.block_n <= (c.recipe == kRecipe1D2D ? 128 : 96) && c.promote_overlap == 0 &&
-                                 c.k_splits == 1;
+                                 (c.k_splits == 1 || c.splitk_fused == 1);
   const bool regs_ok = num_math_wgs(c) == 3 ? three_wgs_regs_ok : (waves + 1) * c.block_n <= 384;
   const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
                           c.num_sms % cluster_size(c) == 0 && (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
@@ -249,7 +250,7 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
                         c.k_splits >= 1 && c.k_splits <= 16;
   if (!flags_ok) return "recipe, out_dtype, accumulate, sfa_k_major and sfb_k_major take 0 or 1";
   if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
-  if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap, no split-K; else (waves + 1) x block_n <= 384)";
+  if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap, split-K only fused; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
   if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
   if (!in_stage_ok) return "d_in_stage needs no promote_overlap, no split-K unless fused, and one 128-byte swizzle atom per pass";
