@@ -35,6 +35,8 @@ SETS = {
     "split-logs": ("h100-2026-11-22-tune-split-logs-candidates.log", "h100-2026-11-22-tune-split-logs-summary.txt", 40),
     # Thirteenth session, fresh shapes at cd94add (scripts/validate_model.sh).
     "heldout5": ("h100-2026-11-22-heldout5-candidates.log", "h100-2026-11-22-heldout5-summary.txt", 40),
+    # Thirteenth session, fresh shapes at a2d0786 (after the 192x128 tie rule).
+    "heldout6": ("h100-2026-11-22-heldout6-candidates.log", "h100-2026-11-22-heldout6-summary.txt", 40),
 }
 
 
