@@ -33,6 +33,7 @@ constexpr double kL2Bytes = 50.0 * 1024 * 1024;  // H100 L2 capacity
 constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
 constexpr double kTileOverheadUs = 1.89;   // prologue + epilogue + promotion tail per tile (fitted)
 constexpr int64_t kSfbRegsMinK = 4096;     // from here on 1D2D keeps the B scales in registers (sfb_regs)
+constexpr int64_t kDInStage128MinK = 2048;  // from here on 1D2D 128x128 stages D in its last stage, no turns
 // Kernel launch + ramp, and (in the timings fitted) the write-back of the L2 flush's dirty lines.
 constexpr double kLaunchUs = 6.7;
 // A math warpgroup's serial chain per 128-K block (wait for the stage, 4 WGMMAs, wait, promote, release)
@@ -234,10 +235,13 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         c.num_stages = max_stages(c);
         // Long K, 256x128 BF16: stage D in the last pipeline stage instead of a dedicated tile, for a 4th
         // stage (H100, harness: 4096x7168x16384 1288 -> 1313 TF, 8192^3 1277 -> 1287; at K = 1536 the two
-        // exposed store waits per tile cost 2%, hence the K threshold). 1D2D 128x128 at very long K likewise
-        // gets a 6th stage, without warpgroup turns (dgrad 4096x512x32768: 123.2 -> 120.1 us, turns kept 121.7;
-        // bench/results/h100-2026-11-22-try-d-in-stage-128-rows.txt).
-        const bool long_k_128 = !is_1d1d && block_m == 128 && block_n == 128 && p.k >= 16384;
+        // exposed store waits per tile cost 2%, hence the K threshold). 1D2D 128x128 likewise gets a 6th stage,
+        // without warpgroup turns: first at very long K (dgrad 4096x512x32768: 123.2 -> 120.1 us, turns kept 121.7;
+        // bench/results/h100-2026-11-22-try-d-in-stage-128-rows.txt), then measured down to K = 2048 against the
+        // turns with 5 stages: 0.956-0.987 of the time on 10 of 12 model picks, the other two (M = 144, 160) even
+        // (alternating rounds; h100-2026-11-22-try-128x128-d-in-stage-mid-k{,-2}.txt); fresh shapes whose pick it
+        // moves, new/old 0.976 over 10 (0.957-1.009; ...-ab-model-session13-d-in-stage-128.txt).
+        const bool long_k_128 = !is_1d1d && block_m == 128 && block_n == 128 && p.k >= kDInStage128MinK;
         if ((block_m == 256 && p.k >= 8192) || long_k_128) {
           Sm90Fp8GemmConfig staged = c;
           staged.d_in_stage = 1;
