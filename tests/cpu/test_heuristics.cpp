@@ -94,6 +94,29 @@ TEST(Heuristics, ThreeWarpgroupsWinTheirTiesWithTwo) {
   }
 }
 
+TEST(Heuristics, Tiles128x128StageDInTheLastStageWithoutTurnsFromK2048) {
+  // Measured: 0.956-0.987 of the time of the turns with 5 stages at K = 2048-12288 (notes v22). Below K = 2048 (not
+  // measured) the turns and the staging tile stay.
+  for (const auto& [m, n, k] : {std::tuple{1024, 2048, 5120}, {512, 3584, 2048}, {2048, 1024, 12288}}) {
+    const auto ranked = heuristics::rank_fp8_gemm_configs(problem(m, n, k), SIZE_MAX);
+    bool seen = false;
+    for (const auto& choice : ranked) {
+      const auto& c = choice.config;
+      if (c.block_m != 128 || c.block_n != 128 || c.k_splits != 1) continue;
+      seen = true;
+      SCOPED_TRACE(heuristics::describe(choice));
+      EXPECT_EQ(c.d_in_stage, 1);
+      EXPECT_EQ(c.wg_order, 0);
+      EXPECT_EQ(c.num_stages, 6);
+    }
+    EXPECT_TRUE(seen) << m << "x" << n << "x" << k;
+  }
+  for (const auto& choice : heuristics::rank_fp8_gemm_configs(problem(4096, 4096, 1536), SIZE_MAX)) {
+    const auto& c = choice.config;
+    if (c.block_m == 128 && c.block_n == 128 && c.k_splits == 1) EXPECT_EQ(c.d_in_stage, 0) << heuristics::describe(choice);
+  }
+}
+
 TEST(Heuristics, ClustersDoNotPairAnOddTileCount) {
   // Three 256- or 128-row tile rows: a cluster along M would run a phantom fourth row, which takes SMs like a real
   // one (bench A/B 2026-11-22, h100-2026-11-22-ab-model-phantom-tiles.txt: 768x32768x8192 310.5 us without, 482 with;
