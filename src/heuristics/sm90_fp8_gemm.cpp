@@ -53,6 +53,8 @@ constexpr double kOneWgOddNFloorFactor = 1.06;
 // Split-K candidates: only when the tiles leave SMs idle or run a short, ragged last wave.
 constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8};
 constexpr int kMaxWavesForSplitK = 2;
+// Predictions this close (relative) are a tie: the model cannot tell them apart.
+constexpr double kModelTie = 0.005;
 // Fixed cost of the reduction: its launch plus the GEMM's drain before it (measured on the H100: split-K
 // picks ran 4.7-9.3 us over a model that charged one 2.5 us launch; docs/notes/fp8_gemm_splitk.md).
 constexpr double kSplitKFixedUs = 5.0;
@@ -238,8 +240,8 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         // exposed store waits per tile cost 2%, hence the K threshold). 1D2D 128x128 likewise gets a 6th stage,
         // without warpgroup turns: first at very long K (dgrad 4096x512x32768: 123.2 -> 120.1 us, turns kept 121.7;
         // bench/results/h100-2026-11-22-try-d-in-stage-128-rows.txt), then measured down to K = 2048 against the
-        // turns with 5 stages: 0.956-0.987 of the time on 10 of 12 model picks, the other two (M = 144, 160) even
-        // (alternating rounds; h100-2026-11-22-try-128x128-d-in-stage-mid-k{,-2}.txt); fresh shapes whose pick it
+        // turns with 5 stages: 0.956-0.987 of the time on 10 of 12 model picks, 1.000 and 1.010 on the other two (M =
+        // 144, 160; alternating rounds; h100-2026-11-22-try-128x128-d-in-stage-mid-k{,-2}.txt); fresh shapes whose pick it
         // moves, new/old 0.976 over 10 (0.957-1.009; ...-ab-model-session13-d-in-stage-128.txt).
         const bool long_k_128 = !is_1d1d && block_m == 128 && block_n == 128 && p.k >= kDInStage128MinK;
         if ((block_m == 256 && p.k >= 8192) || long_k_128) {
@@ -285,29 +287,36 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
       }
     }
   }
-  // Fastest predicted first; within 0.5% the earlier candidate (smaller cluster, tile) stays ahead.
+  // Fastest predicted first; within the model's tie (kModelTie) the earlier candidate (smaller cluster, tile) stays
+  // ahead, unless one of the tie rules below reorders the leading ties.
   std::stable_sort(ranked.begin(), ranked.end(), [](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
-    return x.predicted_us < y.predicted_us * 0.995;
+    return x.predicted_us < y.predicted_us * (1.0 - kModelTie);
   });
+  // How many candidates from the front are predicted within the tie of the front one and satisfy `also`.
+  auto leading_ties = [&](auto&& also) {
+    size_t n = 0;
+    while (n < ranked.size() && ranked[n].predicted_us <= ranked.front().predicted_us * (1.0 + kModelTie) &&
+           also(ranked[n])) {
+      ++n;
+    }
+    return n;
+  };
   // Three math warpgroups against two on the same tile area: 192x128 and 128x192 tie in the model (the same
   // throughput and, where both divide the problem, the same waves), but 192x128 ran faster. The tune logs (one pass
   // each): 24 of 27 such ties at K <= 8192 (0.93-0.99x; two equal, one 3% slower), 4 of 9 above it. Fresh shapes,
-  // each pick timed twice in alternation: 13 of the 14 picks this moved at K <= 8192 (new/old 0.974, worst 1.095 at
-  // 2560x2112x5120) and all 10 at K = 13824-16384 (0.958, 0.929-0.989;
+  // each pick timed twice in alternation: 12 of the 14 picks this moved at K <= 8192 (new/old 0.974; 1.003 at
+  // 4096x1536x5120, 1.095 at 2560x2112x5120) and all 10 at K = 13824-16384 (0.958, 0.929-0.989;
   // bench/results/h100-2026-11-22-ab-model-session13-tie192{,-longk}.txt). So 192x128 goes first among the leading ties.
   if (p.recipe == device::kRecipe1D2D) {
-    const double tie_us = ranked.empty() ? 0.0 : ranked.front().predicted_us * 1.005;
-    for (size_t i = 0; i < ranked.size() && ranked[i].predicted_us <= tie_us; ++i) {
-      const Sm90Fp8GemmConfig& c = ranked[i].config;
+    const auto ties = ranked.begin() + leading_ties([](const Fp8GemmChoice&) { return true; });
+    for (auto it = ranked.begin(); it < ties; ++it) {
+      const Sm90Fp8GemmConfig& c = it->config;
       if (c.block_m != 128 || c.block_n != 192) continue;
-      for (size_t j = i + 1; j < ranked.size() && ranked[j].predicted_us <= tie_us; ++j) {
-        const Sm90Fp8GemmConfig& t = ranked[j].config;
-        if (t.block_m == 192 && t.block_n == 128 && t.cluster_m == c.cluster_m && t.cluster_n == c.cluster_n &&
-            t.k_splits == c.k_splits) {
-          std::rotate(ranked.begin() + i, ranked.begin() + j, ranked.begin() + j + 1);
-          break;
-        }
-      }
+      const auto twin = std::find_if(it + 1, ties, [&](const Fp8GemmChoice& t) {
+        return t.config.block_m == 192 && t.config.block_n == 128 && t.config.cluster_m == c.cluster_m &&
+               t.config.cluster_n == c.cluster_n && t.config.k_splits == c.k_splits;
+      });
+      if (twin != ties) std::rotate(it, twin, twin + 1);
     }
   }
   // Where HBM bounds the fastest and its ties alike (small M, large N x K), the model sees every width as equal and the
@@ -316,11 +325,7 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   // the others the fewest waves ran fastest (32x28672x4096: 64x128 54.0 us, 64x32 55.3, 64x64 55.8;
   // bench/results/h100-2026-11-22-try-decode-widths.txt). So among such ties, within the tile height that already led
   // them (64-row tiles at M = 96 ran 5% faster than 128-row ones with half the waves): no straddle, then fewer waves.
-  size_t tied = 0;
-  while (tied < ranked.size() && ranked[tied].dram_bound &&
-         ranked[tied].predicted_us <= ranked.front().predicted_us * 1.005) {
-    ++tied;
-  }
+  const size_t tied = leading_ties([](const Fp8GemmChoice& x) { return x.dram_bound; });
   auto straddles = [](const Fp8GemmChoice& x) { return x.config.block_n % 128 != 0 && 128 % x.config.block_n != 0; };
   std::stable_sort(ranked.begin(), ranked.begin() + tied, [&](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
     return std::tuple{x.config.block_m, straddles(x), x.num_waves} < std::tuple{y.config.block_m, straddles(y), y.num_waves};
