@@ -171,13 +171,20 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   const auto& p = r.problem;
   const int64_t sf_k = ceil_div64(p.k, 128);
   Sm90Fp8GemmParams params{};
-  // M below one tile (no A-sharing pair): a box of M's rows only (sm90_fp8_gemm.cuh, a_box_rows).
-  const bool a_box_of_m = cfg.cluster_n == 1 && p.m < cfg.block_m;
-  params.a_box_rows = a_box_of_m ? static_cast<int>((p.m + 7) / 8 * 8) : 0;
-  params.tma_a = tma::encode_2d({DType::kFloat8E4M3, a.data, uint64_t(p.k), uint64_t(p.m), uint64_t(a.stride(0)),
-                                 128, uint32_t(a_box_of_m ? params.a_box_rows : cfg.block_m / cfg.cluster_n),
-                                 tma::Swizzle::k128B},
-                                op);
+  // A's last tile row, where M leaves it partly empty (no A-sharing pair): a box of M's rows only (sm90_fp8_gemm.cuh,
+  // a_tail_rows); the whole-tile box only where M has a full tile row.
+  const int64_t m_tail = p.m % cfg.block_m;
+  const bool a_tail = cfg.cluster_n == 1 && m_tail != 0;
+  auto encode_a = [&](uint32_t box_rows) {
+    return tma::encode_2d({DType::kFloat8E4M3, a.data, uint64_t(p.k), uint64_t(p.m), uint64_t(a.stride(0)), 128,
+                           box_rows, tma::Swizzle::k128B},
+                          op);
+  };
+  if (!a_tail || p.m >= cfg.block_m) params.tma_a = encode_a(uint32_t(cfg.block_m / cfg.cluster_n));
+  if (a_tail) {
+    params.a_tail_rows = static_cast<int>((m_tail + 7) / 8 * 8);
+    params.tma_a_tail = encode_a(uint32_t(params.a_tail_rows));
+  }
   params.tma_b = tma::encode_2d({DType::kFloat8E4M3, b.data, uint64_t(p.k), uint64_t(p.n), uint64_t(b.stride(0)),
                                  128, uint32_t(cfg.block_n / cfg.cluster_m), tma::Swizzle::k128B},
                                 op);

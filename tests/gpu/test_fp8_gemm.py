@@ -306,6 +306,32 @@ def test_sfb_regs_across_units(overrides):
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
+@pytest.mark.parametrize("recipe_1d1d", [False, True])
+@pytest.mark.parametrize("block_m,block_n", [(64, 128), (128, 128), (192, 128), (256, 64)])
+@pytest.mark.parametrize("tail", [8, 40, -8])
+def test_last_tile_row_loads_only_m_rows(block_m, block_n, tail, recipe_1d1d):
+    # A's last tile row is loaded by a box of M's rows (a_tail_rows); the stage's rows past it keep an earlier tile's
+    # A (8 CTAs, so each runs many tiles, the tail row among them), whose D rows must never be stored. M = 3 tiles
+    # + tail (tail < 0: one row short of 4 tiles, rounded to 8 rows exactly).
+    if recipe_1d1d and block_m == 192:
+        block_n = 96  # 1D1D's three-warpgroup tile
+    m, n, k = 3 * block_m + tail if tail > 0 else 4 * block_m + tail, 1000, 1152
+    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=block_m + tail)
+    overrides = dict(block_m=block_m, block_n=block_n, num_sms=8, cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0,
+                     d_passes=1, k_splits=1, splitk_fused=0, sfb_regs=0, promote_overlap=0)
+    sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
+    if recipe_1d1d:
+        c = torch.randn(m, n, device="cuda", dtype=torch.float32)
+        d = c.clone()
+        gemm_with((a8, sfa_arg), (b8, sfb), d, c=d, recipe=(1, 1, 128), **overrides)
+        assert calc_diff(d, reference(a8, sfa, b8, sfb, True, c)) < TOL_FP32
+    else:
+        d = poisoned(m, n, torch.bfloat16)
+        gemm_with((a8, sfa_arg), (b8, sfb), d, **overrides)
+        assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+        assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
 # ---- row-major scales by TMA in 4-k-block chunks (sf_chunks) ---------------------------------------------------
 
 

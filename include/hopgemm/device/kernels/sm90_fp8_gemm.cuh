@@ -93,12 +93,14 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   const i32 k = kConfig.shape_k > 0 ? kConfig.shape_k : params.k;
   const i32 num_k_blocks = ceil_div(k, kBlockK);  // the last block may be partial (TMA zero-fills)
   const i32 k_blocks_per_split = ceil_div(num_k_blocks, kSplits);  // the host keeps every split non-empty
-  // M below one tile: A's box holds only M's rows (rounded up to 8) and the stage's other rows are left as they are
-  // (their D rows are never stored), instead of a box zero-filled past M: 8x28672x7168 12% faster, 1x2112x7168 3%,
-  // eight other decode shapes within 1.3% (bench/results/h100-2026-11-22-ab-a-box-of-m.txt).
-  const u32 tx_bytes = !kMulticastA && params.a_box_rows > 0
-                           ? kTxBytes - static_cast<u32>(kBlockM - params.a_box_rows) * kBlockK
-                           : kTxBytes;
+  // The last tile row, where M leaves it partly empty (no A-sharing pair): A's box holds only M's rows (rounded up to
+  // 8, from tma_a_tail) and the stage's other rows keep what they held (their D rows are never stored), instead of a
+  // box zero-filled past M. M below one tile: 8x28672x7168 12% faster, 1x2112x7168 3%, eight other decode shapes
+  // within 1.3% (bench/results/h100-2026-11-22-ab-a-box-of-m.txt); a partly empty second row of 128-row tiles made
+  // 160x8192x8192 take longer than 256x8192x8192 (44.7 vs 40.9 us; h100-2026-11-22-try-padded-128-rows.txt).
+  const bool has_a_tail = !kMulticastA && params.a_tail_rows > 0;
+  const i32 a_tail_m0 = has_a_tail ? m / kBlockM * kBlockM : -1;
+  const u32 a_tail_tx_bytes = kTxBytes - static_cast<u32>(kBlockM - params.a_tail_rows) * kBlockK;
 
   // ---- shared memory carve-up: [D tile][A x stages][B x stages][SFA x stages][SFB x stages][scale chunks][barriers]
   extern __shared__ __align__(1024) u8 smem[];
@@ -156,7 +158,8 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     }
     ptx::fence_mbarrier_init_release_cluster();
   } else if (threadIdx.x == kMathWgs * 128 + 32) {
-    ptx::prefetch_tensormap(&params.tma_a);
+    if (m >= kBlockM || !has_a_tail) ptx::prefetch_tensormap(&params.tma_a);
+    if (has_a_tail) ptx::prefetch_tensormap(&params.tma_a_tail);
     ptx::prefetch_tensormap(&params.tma_b);
     ptx::prefetch_tensormap(&params.tma_d);
     if constexpr (kSfaTma) ptx::prefetch_tensormap(&params.tma_sfa);
@@ -225,14 +228,16 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
           const u32 sfa_dst = sfa_addr + s * kSmem.sfa_stage, sfb_dst = sfb_addr + s * kSmem.sfb_stage;
           if (pwarp == 0) {
             if (lane == 0) {
-              ptx::mbarrier_arrive_expect_tx(&full[s], tx_bytes);
+              const bool a_tail = m0 == a_tail_m0;
+              ptx::mbarrier_arrive_expect_tx(&full[s], a_tail ? a_tail_tx_bytes : kTxBytes);
               // The shared operand: each CTA of the pair loads one half and multicasts it to both.
               if constexpr (kMulticastA) {
                 constexpr int kHalf = kBlockM / 2;
                 ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, &params.tma_a, kb * kBlockK,
                                                            m0 + cta_rank * kHalf, bar, 0b11);
               } else {
-                ptx::cp_async_bulk_tensor_2d_g2s(a_dst, &params.tma_a, kb * kBlockK, m0, bar);
+                ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : &params.tma_a, kb * kBlockK, m0,
+                                                 bar);
               }
               if constexpr (kMulticastB) {
                 constexpr int kHalf = kBlockN / 2;

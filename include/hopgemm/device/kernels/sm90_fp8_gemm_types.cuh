@@ -13,7 +13,8 @@
 // L2_PROMOTION_L2_256B, OOB_FILL_NONE (zeros), element strides {1, 1}; dims/strides innermost first;
 // global strides in bytes (multiples of 16); base addresses 16-byte aligned.
 //   tma_a   UINT8        dims {K, M}          stride {lda bytes}      box {128, block_m / cluster_n}   SWIZZLE_128B
-//           (box {128, a_box_rows} when a_box_rows > 0: M < block_m and cluster_n == 1)
+//   tma_a_tail UINT8     as tma_a, box {128, a_tail_rows}: only when a_tail_rows > 0 (cluster_n == 1 and M not a
+//           multiple of block_m; its last tile row loads from it). tma_a may be left zeroed when M < block_m.
 //   tma_b   UINT8        dims {K, N}          stride {ldb bytes}      box {128, block_n / cluster_m}   SWIZZLE_128B
 //   tma_sfa FLOAT32      dims {M, ceil(K/128)} stride {align(M,4)*4}  box {block_m, 1}                 SWIZZLE_NONE
 //           only when sfa_k_major == 0 (MN-major "TMA-aligned" sfa, strides (1, align(M, 4)) elements).
@@ -104,13 +105,15 @@ struct Sm90Fp8GemmParams {
   i32 sfa_ld;        // row stride (elements) of row-major sfa
   i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
-  i32 a_box_rows;    // rows of tma_a's box when M < block_m (no A-sharing pair): M rounded up to 8; 0: the whole
-                     // tile. Rows past the box keep whatever the stage held: their D rows are never stored.
+  i32 a_tail_rows;   // rows of tma_a_tail's box, from which the last tile row loads A when M leaves it partly empty
+                     // (no A-sharing pair): M % block_m rounded up to 8; 0: every tile row is loaded whole from
+                     // tma_a. Rows past the box keep whatever the stage held: their D rows are never stored.
   float* partials;   // splitk_fused: [units][fragment float4 chunk][math thread] FP32 partials
   u32* tile_counters;  // splitk_fused: one per tile, zero between calls (the last split resets its tile's)
   // Last (older kernels read a prefix of the struct): D by pointer, for reduces_from_registers.
   float* d;            // FP32 D
   i64 ldd;             // its row stride (elements, even)
+  TmaDescriptor tma_a_tail;  // A's last tile row when a_tail_rows > 0
 };
 
 // Math warpgroups: one per 64 rows up to three (block_m 192: each runs one m64 wave per k-block, so while one promotes
