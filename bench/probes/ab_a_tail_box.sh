@@ -1,25 +1,10 @@
 #!/usr/bin/env bash
 # A's box of M's rows in the last tile row (a_tail_rows), against the whole-tile box zero-filled past M (the code
-# before it: this tree with bench/probes/a_tail_box.patch reversed). The same config through both CLIs, in
+# before it: the tree of 4a0e09a with bench/probes/a_tail_box.patch reversed). The same config through both CLIs, in
 # alternation, twice; then new/old per line
 # (bench/ab_model_picks.py --summary).
 source bench/probes/ab_lib.sh
-rm -rf /tmp/old-src && mkdir -p /tmp/old-src && tar --exclude="./build*" --exclude=./.git -cf - . | tar -xf - -C /tmp/old-src
-(cd /tmp/old-src && patch -s -R -p1 < "$HOPGEMM_ROOT/bench/probes/a_tail_box.patch") || exit 1
-(HOPGEMM_ROOT=/tmp/old-src BUILD_DIR=/tmp/old-build build_cli /tmp/old-build.log) || exit 1
-ab_old_new() {  # SHAPE [CONFIG]
-  for _ in 1 2; do
-    for which in old new; do
-      local bin="$BUILD_DIR/hopgemm" cache=/tmp/hopgemm-cache
-      [ "$which" = old ] && bin=/tmp/old-build/hopgemm cache=/tmp/old-cache
-      # bench/ab_model_picks.py --summary reads "new model pick" as the new side, anything else as the old.
-      local tag; tag=$(echo "${2:-pick}" | sed -E 's/block_m=([0-9]+),block_n=([0-9]+).*/\1x\2/')
-      [ "$which" = new ] && echo "== $1:$tag [new model pick]" || echo "== $1:$tag [old]"
-      HOPGEMM_CACHE_DIR=$cache "$bin" bench --shape "$1" ${2:+--config "$2"} --out /tmp/ab.json 2>&1 |
-        grep -E "^(fwd|dgrad|wgrad) " | cut -c1-200
-    done
-  done
-}
+build_old_cli bench/probes/a_tail_box.patch || exit 1
 C="cluster_m=1,cluster_n=1,k_splits=1,wg_order=0,d_in_stage=0,d_passes=1,promote_overlap=0"
 for s in 160x8192x8192 144x7168x7168 136x7168x2048 300x7168x7168 1000x4096x7168 200x8192x4096; do
   ab_old_new $s "block_m=128,block_n=128,$C"
