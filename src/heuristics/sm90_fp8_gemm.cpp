@@ -33,7 +33,8 @@ constexpr double kL2Bytes = 50.0 * 1024 * 1024;  // H100 L2 capacity
 constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
 constexpr double kTileOverheadUs = 1.89;   // prologue + epilogue + promotion tail per tile (fitted)
 constexpr int64_t kSfbRegsMinK = 4096;     // from here on 1D2D keeps the B scales in registers (sfb_regs)
-constexpr int64_t kDInStage128MinK = 2048;  // from here on 1D2D 128x128 stages D in its last stage, no turns
+constexpr int64_t kDInStage128MinK = 2048;  // from here on 1D2D 128x128 stages D in its last stage
+constexpr int64_t kTurnsMaxK = 1024;        // below this 1D2D 128-row tiles take warpgroup turns (wg_order)
 // Kernel launch + ramp, and (in the timings fitted) the write-back of the L2 flush's dirty lines.
 constexpr double kLaunchUs = 6.7;
 // A math warpgroup's serial chain per 128-K block (wait for the stage, 4 WGMMAs, wait, promote, release)
@@ -224,9 +225,11 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         c.promote_overlap = ((block_m == 64 || is_1d1d) && block_m <= 128 && block_n <= 128) ||
                             (is_1d1d && block_m == 256 && block_n <= 96);
         // Two math warpgroups with one short 64xN batch each (1D2D, block_m 128, block_n <= 128): strict turns keep
-        // one promoting while the other's batch runs (H100: 128x128 +4-5% at 4096x7168x16384, +12% at
-        // 4096x512x32768, 140.6 -> 124.8 us; no gain at block_n 192: docs/notes/fp8_gemm_kernel.md v5).
-        c.wg_order = !is_1d1d && block_m == 128 && block_n <= 128 ? 1 : 0;
+        // one promoting while the other's batch runs. They won when the pipeline was younger (H100: 128x128 +4-5% at
+        // 4096x7168x16384, +12% at 4096x512x32768; docs/notes/fp8_gemm_kernel.md v5) and now lose 1-2% from K = 1024
+        // (128x32 .. 128x128 model picks, alternating rounds: 0.978-0.992 without them on 12 of 13, 1.012 on one; at
+        // K = 512 1.011: bench/results/h100-2026-11-22-try-turns-off-128-rows.txt).
+        c.wg_order = !is_1d1d && block_m == 128 && block_n <= 128 && p.k < kTurnsMaxK ? 1 : 0;
         // 1D2D at long K: the math warps hold the B scales (a chunk of 32 k-blocks loaded a chunk ahead) instead of
         // the producer copying them into every stage (H100, alternating rounds: -0.3 .. -1.7% at K >= 7168, +0.7% at
         // K = 2048, +10% at K = 512; bench/results/h100-2026-11-22-try-sfb-regs.txt).
@@ -247,7 +250,6 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         if ((block_m == 256 && p.k >= 8192) || long_k_128) {
           Sm90Fp8GemmConfig staged = c;
           staged.d_in_stage = 1;
-          if (long_k_128) staged.wg_order = 0;
           staged.d_passes = block_n * (p.out_dtype == device::kOutFp32 ? 4 : 2) / 128;
           staged.num_stages = max_stages(staged);
           // FP32 D += A B^T reduces from registers without a staging tile (reduces_from_registers), so staging in a

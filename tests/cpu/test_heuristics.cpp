@@ -95,8 +95,8 @@ TEST(Heuristics, ThreeWarpgroupsWinTheirTiesWithTwo) {
 }
 
 TEST(Heuristics, Tiles128x128StageDInTheLastStageWithoutTurnsFromK2048) {
-  // Measured: 0.956-0.987 of the time of the turns with 5 stages at K = 2048-12288 (notes v22). Below K = 2048 (not
-  // measured) the turns and the staging tile stay.
+  // Measured: 0.956-0.987 of the time of the turns with 5 stages at K = 2048-12288 (notes v22). Below K = 2048 the
+  // staging tile stays (D in stage measured no better at K = 512-1536, notes v23).
   for (const auto& [m, n, k] : {std::tuple{1024, 2048, 5120}, {512, 3584, 2048}, {2048, 1024, 12288}}) {
     const auto ranked = heuristics::rank_fp8_gemm_configs(problem(m, n, k), SIZE_MAX);
     bool seen = false;
@@ -114,6 +114,17 @@ TEST(Heuristics, Tiles128x128StageDInTheLastStageWithoutTurnsFromK2048) {
   for (const auto& choice : heuristics::rank_fp8_gemm_configs(problem(4096, 4096, 1536), SIZE_MAX)) {
     const auto& c = choice.config;
     if (c.block_m == 128 && c.block_n == 128 && c.k_splits == 1) EXPECT_EQ(c.d_in_stage, 0) << heuristics::describe(choice);
+  }
+}
+
+TEST(Heuristics, WarpgroupTurnsOnlyBelowK1024) {
+  // 1D2D 128-row tiles up to 128 columns: turns lost 1-2% from K = 1024 and won 1% at K = 512 (notes v23).
+  for (const auto& [k, turns] : {std::pair{512, 1}, {896, 1}, {1024, 0}, {4096, 0}}) {
+    for (const auto& choice : heuristics::rank_fp8_gemm_configs(problem(1024, 2048, k), SIZE_MAX)) {
+      const auto& c = choice.config;
+      if (c.block_m == 128 && c.block_n <= 128) EXPECT_EQ(c.wg_order, turns) << k << " " << heuristics::describe(choice);
+      if (c.block_m != 128 || c.block_n > 128) EXPECT_EQ(c.wg_order, 0) << heuristics::describe(choice);
+    }
   }
 }
 
