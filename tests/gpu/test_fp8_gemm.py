@@ -268,6 +268,43 @@ def test_consumer_pipelines(name, sfb_mn_major):
         assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
+@pytest.mark.parametrize("k", [2064, 2112, 2144, 2160])
+@pytest.mark.parametrize("name", list(PIPELINES))
+def test_k_tail_on_every_pipeline(name, k):
+    # K ending inside the last k-block (16, 64, 96, 112 of its 128, which TMA zero-fills past K) on every consumer
+    # schedule, several tiles per CTA (16 CTAs), M and N not multiples of the tile.
+    recipe_1d1d = name.startswith("1d1d")
+    m, n = 700, 900
+    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=k + len(name))
+    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
+                     sfb_regs=0, num_sms=16)
+    overrides.update(PIPELINES[name])
+    sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
+    if recipe_1d1d:
+        c = torch.randn(m, n, device="cuda", dtype=torch.float32)
+        d = c.clone()
+        gemm_with((a8, sfa_arg), (b8, sfb), d, c=d, recipe=(1, 1, 128), **overrides)
+        assert calc_diff(d, reference(a8, sfa, b8, sfb, True, c)) < TOL_FP32
+    else:
+        d = poisoned(m, n, torch.bfloat16)
+        gemm_with((a8, sfa_arg), (b8, sfb), d, **overrides)
+        assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+        assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
+@pytest.mark.parametrize("splitk_fused", [0, 1])
+@pytest.mark.parametrize("tile", [(64, 64), (128, 128), (192, 128)])
+def test_k_tail_under_split_k(tile, splitk_fused):
+    # Only the last split's last k-block is the K tail (K = 2112: 17 k-blocks, the last half past K).
+    m, n, k = 300, 1000, 2112
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=tile[0] + splitk_fused)
+    d = poisoned(m, n, torch.bfloat16)
+    gemm_with((a8, sfa), (b8, sfb), d, block_m=tile[0], block_n=tile[1], k_splits=3, splitk_fused=splitk_fused,
+              cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1)
+    assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
+    assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
 @pytest.mark.parametrize("wg_order", [0, 1])
 def test_three_warpgroups_row_major_sfa_staged(wg_order):
     # block_m 192 with row-major A scales staged by the four producer warps (3 passes of 64 rows), bitwise the result
