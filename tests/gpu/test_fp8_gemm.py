@@ -301,7 +301,7 @@ def test_k_tail_under_split_k(tile, splitk_fused):
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=tile[0] + splitk_fused)
     d = poisoned(m, n, torch.bfloat16)
     gemm_with((a8, sfa), (b8, sfb), d, block_m=tile[0], block_n=tile[1], k_splits=3, splitk_fused=splitk_fused,
-              cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1)
+              cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, promote_overlap=0)
     assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
