@@ -37,6 +37,8 @@ SETS = {
     "heldout5": ("h100-2026-11-22-heldout5-candidates.log", "h100-2026-11-22-heldout5-summary.txt", 40),
     # Thirteenth session, fresh shapes at a2d0786 (after the 192x128 tie rule).
     "heldout6": ("h100-2026-11-22-heldout6-candidates.log", "h100-2026-11-22-heldout6-summary.txt", 40),
+    # Fourteenth session, fresh shapes at 5a03387 (after A's last-row box; six of ten with a partly empty tile row).
+    "heldout7": ("h100-2026-11-22-heldout7-candidates.log", "h100-2026-11-22-heldout7-summary.txt", 40),
 }
 
 
