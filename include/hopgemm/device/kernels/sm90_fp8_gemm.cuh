@@ -96,8 +96,10 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // The last tile row, where M leaves it partly empty (no A-sharing pair): A's box holds only M's rows (rounded up to
   // 8, from tma_a_tail) and the stage's other rows keep what they held (their D rows are never stored), instead of a
   // box zero-filled past M. M below one tile: 8x28672x7168 12% faster, 1x2112x7168 3%, eight other decode shapes
-  // within 1.3% (bench/results/h100-2026-11-22-ab-a-box-of-m.txt); a partly empty second row of 128-row tiles made
-  // 160x8192x8192 take longer than 256x8192x8192 (44.7 vs 40.9 us; h100-2026-11-22-try-padded-128-rows.txt).
+  // within 1.3% (bench/results/h100-2026-11-22-ab-a-box-of-m.txt). M above one tile: a partly empty second row of
+  // 128-row tiles made 160x8192x8192 take longer than 256x8192x8192 (44.7 vs 40.9 us; ...-try-padded-128-rows.txt);
+  // with the box of M's rows 300x4096x7168 on 256x64 took 0.615 of the time, 144x7168x7168 on 128x128 0.875,
+  // 160x8192x8192 0.908, 4000x7168x7168 on 256x64 0.928, small tails or many waves 0.996-1.022 (...-ab-a-tail-box.txt).
   const bool has_a_tail = !kMulticastA && params.a_tail_rows > 0;
   const i32 a_tail_m0 = has_a_tail ? m / kBlockM * kBlockM : -1;
   const u32 a_tail_tx_bytes = kTxBytes - static_cast<u32>(kBlockM - params.a_tail_rows) * kBlockK;
