@@ -39,6 +39,8 @@ SETS = {
     "heldout6": ("h100-2026-11-22-heldout6-candidates.log", "h100-2026-11-22-heldout6-summary.txt", 40),
     # Fourteenth session, fresh shapes at 5a03387 (after A's last-row box; six of ten with a partly empty tile row).
     "heldout7": ("h100-2026-11-22-heldout7-candidates.log", "h100-2026-11-22-heldout7-summary.txt", 40),
+    # Fourteenth session, fresh weight-gradient shapes at a1e992f (1D1D, FP32 D += A B^T).
+    "wgrad-held2": ("h100-2026-11-22-heldout-wgrad2-candidates.log", "h100-2026-11-22-heldout-wgrad2-summary.txt", 40),
 }
 
 
