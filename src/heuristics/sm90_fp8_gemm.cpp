@@ -358,8 +358,7 @@ std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& p) {
     // raster band: candidates carry the default, and the order tiles are visited in is valid for any of them.
     for (Fp8GemmChoice candidate : rank_fp8_gemm_configs(p, SIZE_MAX, Candidates::kAll)) {
       auto& c = candidate.config;
-      if (c.block_m == e.block_m && c.block_n == e.block_n && c.cluster_m == e.cluster_m &&
-          c.cluster_n == e.cluster_n && c.k_splits == e.k_splits) {
+      if (same_tile(c, e)) {
         c.raster_band = e.raster_band;
         return candidate;
       }

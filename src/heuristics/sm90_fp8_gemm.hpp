@@ -54,6 +54,13 @@ struct TunedFp8GemmEntry {
   int block_m, block_n, num_stages, cluster_m, cluster_n, raster_band, k_splits;
 };
 std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table();
+// Whether two schedules (configs or table rows) name the same tile: block, cluster and splits, what a table row fixes
+// (stages follow the tile; the raster band is carried apart).
+template <class X, class Y>
+bool same_tile(const X& x, const Y& y) {
+  return x.block_m == y.block_m && x.block_n == y.block_n && x.cluster_m == y.cluster_m && x.cluster_n == y.cluster_n &&
+         x.k_splits == y.k_splits;
+}
 // The table's measured configuration for exactly `problem`, if `hopgemm tune` recorded one (what
 // choose_fp8_gemm_config returns ahead of the model).
 std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& problem);

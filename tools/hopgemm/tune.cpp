@@ -102,12 +102,9 @@ int run_tune(Args& args) {
     // same rounds (the row is timed as a candidate, with its raster band), so re-tuning cannot flip a row on noise.
     if (const auto tuned = heuristics::tuned_fp8_gemm_choice(p); tuned && top > 0) {
       auto& cands = plan.candidates;
-      const auto same_tile = [&](const heuristics::Fp8GemmChoice& x) {
-        const auto &a = x.config, &t = tuned->config;
-        return a.block_m == t.block_m && a.block_n == t.block_n && a.cluster_m == t.cluster_m &&
-               a.cluster_n == t.cluster_n && a.k_splits == t.k_splits;
-      };
-      auto it = std::find_if(cands.begin(), cands.end(), same_tile);
+      auto it = std::find_if(cands.begin(), cands.end(), [&](const heuristics::Fp8GemmChoice& x) {
+        return heuristics::same_tile(x.config, tuned->config);
+      });
       if (it == cands.end()) it = cands.insert(cands.end(), *tuned);
       *it = *tuned;
       plan.incumbent = static_cast<size_t>(it - cands.begin());
