@@ -245,17 +245,12 @@ PIPELINES = {
 }
 
 
-@pytest.mark.parametrize("sfb_mn_major", [False, True])
-@pytest.mark.parametrize("name", list(PIPELINES))
-def test_consumer_pipelines(name, sfb_mn_major):
-    recipe_1d1d = name.startswith("1d1d")
-    m, n, k = 777, 1000, 4224  # 4224 = 33 k-blocks: odd count, partial last block for nothing but the tail
-    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 31 + sfb_mn_major)
-    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
-                     sfb_regs=0)
-    overrides.update(PIPELINES[name])
-    sfb_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfb) if sfb_mn_major else sfb
+def check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides, sfb_arg=None):
+    """The GEMM with these config overrides and A's scales MN-major (B's as given in sfb_arg, default sfb) against the
+    float64 reference: 1D1D as FP32 D += A B^T with C aliased to D, 1D2D into a NaN-poisoned BF16 D."""
+    m, n = a8.shape[0], b8.shape[0]
     sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
+    sfb_arg = sfb if sfb_arg is None else sfb_arg
     if recipe_1d1d:
         c = torch.randn(m, n, device="cuda", dtype=torch.float32)
         d = c.clone()
@@ -266,6 +261,19 @@ def test_consumer_pipelines(name, sfb_mn_major):
         gemm_with((a8, sfa_arg), (b8, sfb_arg), d, **overrides)
         assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
         assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+
+
+@pytest.mark.parametrize("sfb_mn_major", [False, True])
+@pytest.mark.parametrize("name", list(PIPELINES))
+def test_consumer_pipelines(name, sfb_mn_major):
+    recipe_1d1d = name.startswith("1d1d")
+    m, n, k = 777, 1000, 4224  # 4224 = 33 k-blocks: odd count, partial last block for nothing but the tail
+    a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 31 + sfb_mn_major)
+    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
+                     sfb_regs=0)
+    overrides.update(PIPELINES[name])
+    sfb_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfb) if sfb_mn_major else sfb
+    check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides, sfb_arg=sfb_arg)
 
 
 @pytest.mark.parametrize("k", [2064, 2112, 2144, 2160])
@@ -279,17 +287,7 @@ def test_k_tail_on_every_pipeline(name, k):
     overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
                      sfb_regs=0, num_sms=16)
     overrides.update(PIPELINES[name])
-    sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
-    if recipe_1d1d:
-        c = torch.randn(m, n, device="cuda", dtype=torch.float32)
-        d = c.clone()
-        gemm_with((a8, sfa_arg), (b8, sfb), d, c=d, recipe=(1, 1, 128), **overrides)
-        assert calc_diff(d, reference(a8, sfa, b8, sfb, True, c)) < TOL_FP32
-    else:
-        d = poisoned(m, n, torch.bfloat16)
-        gemm_with((a8, sfa_arg), (b8, sfb), d, **overrides)
-        assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
-        assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+    check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides)
 
 
 @pytest.mark.parametrize("tile,splitk_fused", [((64, 64), 0), ((64, 64), 1), ((128, 128), 0), ((128, 128), 1),
@@ -357,17 +355,7 @@ def test_last_tile_row_loads_only_m_rows(block_m, block_n, tail, recipe_1d1d):
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=block_m + tail)
     overrides = dict(block_m=block_m, block_n=block_n, num_sms=8, cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0,
                      d_passes=1, k_splits=1, splitk_fused=0, sfb_regs=0, promote_overlap=0)
-    sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
-    if recipe_1d1d:
-        c = torch.randn(m, n, device="cuda", dtype=torch.float32)
-        d = c.clone()
-        gemm_with((a8, sfa_arg), (b8, sfb), d, c=d, recipe=(1, 1, 128), **overrides)
-        assert calc_diff(d, reference(a8, sfa, b8, sfb, True, c)) < TOL_FP32
-    else:
-        d = poisoned(m, n, torch.bfloat16)
-        gemm_with((a8, sfa_arg), (b8, sfb), d, **overrides)
-        assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
-        assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
+    check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides)
 
 
 # ---- row-major scales by TMA in 4-k-block chunks (sf_chunks) ---------------------------------------------------
