@@ -42,7 +42,11 @@ HOPGEMM_DEVICE bool splitk_fused_reduce(float (&fin)[kWaves][kHalfN], float* par
     counted_last = atomicAdd(tile_counters + tile, 1u) == kSplits - 1;
     __threadfence();
   }
-  if (!ptx::bar_sync_or(barrier_id, kMathThreads, counted_last)) return false;
+  // The verdict broadcast from lane 0, so that ptxas knows it is warp-uniform. Taken as it is, the branch on it counted
+  // as divergent and the persistent loop's WGMMA descriptors left the uniform datapath: 48 R2UR per k-block in a 64x64
+  // decode kernel's mainloop (SASS); without them seven decode rows took 1-2.4% less time
+  // (bench/results/h100-2026-11-22-ab-fused-verdict-and-tail-code.txt).
+  if (!__shfl_sync(0xffffffffu, ptx::bar_sync_or(barrier_id, kMathThreads, counted_last), 0)) return false;
 
   if (thread == 0) tile_counters[tile] = 0;  // every split has counted: ready for the next call
   // Summed in split order whichever split finishes last (reruns are bitwise identical), in groups of chunks.
