@@ -244,6 +244,11 @@ PIPELINES = {
     "1d1d-192x96-three-wgs-turns": dict(block_m=192, block_n=96, promote_overlap=0, wg_order=1),
 }
 
+# Every schedule field off (no cluster, turns, D in stage, split or B scales in registers): a test's own overrides on
+# top of it name exactly what it exercises.
+PLAIN_SCHEDULE = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
+                      sfb_regs=0)
+
 
 def check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides, sfb_arg=None):
     """The GEMM with these config overrides and A's scales MN-major (B's as given in sfb_arg, default sfb) against the
@@ -269,9 +274,7 @@ def test_consumer_pipelines(name, sfb_mn_major):
     recipe_1d1d = name.startswith("1d1d")
     m, n, k = 777, 1000, 4224  # 4224 = 33 k-blocks: odd count, partial last block for nothing but the tail
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 31 + sfb_mn_major)
-    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
-                     sfb_regs=0)
-    overrides.update(PIPELINES[name])
+    overrides = dict(PLAIN_SCHEDULE, **PIPELINES[name])
     sfb_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfb) if sfb_mn_major else sfb
     check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides, sfb_arg=sfb_arg)
 
@@ -284,9 +287,7 @@ def test_k_tail_on_every_pipeline(name, k):
     recipe_1d1d = name.startswith("1d1d")
     m, n = 700, 904
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=k + len(name))
-    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
-                     sfb_regs=0, num_sms=16)
-    overrides.update(PIPELINES[name])
+    overrides = dict(PLAIN_SCHEDULE, num_sms=16, **PIPELINES[name])
     check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides)
 
 
@@ -310,8 +311,7 @@ def test_three_warpgroups_row_major_sfa_staged(wg_order):
     # of MN-major A scales read by TMA; several tiles per CTA, M and N not multiples of the tile.
     m, n, k = 2000, 3000, 4224
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=21 + wg_order)
-    overrides = dict(block_m=192, block_n=128, cluster_m=1, cluster_n=1, wg_order=wg_order, d_in_stage=0, d_passes=1,
-                     k_splits=1, splitk_fused=0, sfb_regs=0, sf_chunks=0)
+    overrides = dict(PLAIN_SCHEDULE, block_m=192, block_n=128, wg_order=wg_order, sf_chunks=0)
     outs = []
     for sfa_arg in (sfa, hopgemm.get_mn_major_tma_aligned_tensor(sfa)):
         d = poisoned(m, n, torch.bfloat16)
@@ -334,8 +334,7 @@ def test_sfb_regs_across_units(overrides):
     m, n, k = 2000, 3000, 70 * 128
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=5)
     d = poisoned(m, n, torch.bfloat16)
-    full = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
-                promote_overlap=0, sfb_regs=1)
+    full = dict(PLAIN_SCHEDULE, promote_overlap=0, sfb_regs=1)
     full.update(overrides)
     gemm_with((a8, hopgemm.get_mn_major_tma_aligned_tensor(sfa)), (b8, sfb), d, **full)
     assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
@@ -353,8 +352,7 @@ def test_last_tile_row_loads_only_m_rows(block_m, block_n, tail, recipe_1d1d):
         block_n = 96  # 1D1D's three-warpgroup tile
     m, n, k = 3 * block_m + tail if tail > 0 else 4 * block_m + tail, 1000, 1152
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=block_m + tail)
-    overrides = dict(block_m=block_m, block_n=block_n, num_sms=8, cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0,
-                     d_passes=1, k_splits=1, splitk_fused=0, sfb_regs=0, promote_overlap=0)
+    overrides = dict(PLAIN_SCHEDULE, block_m=block_m, block_n=block_n, num_sms=8, promote_overlap=0)
     check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides)
 
 
@@ -381,9 +379,7 @@ def test_scale_chunks_consumer_pipelines(name):
     recipe_1d1d = name.startswith("1d1d")
     m, n, k = 2000, 3000, 4224
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=len(name) * 17)
-    overrides = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
-                     sfb_regs=0)
-    overrides.update(SCALE_CHUNK_PIPELINES[name])
+    overrides = dict(PLAIN_SCHEDULE, **SCALE_CHUNK_PIPELINES[name])
     sfa_rows = rows_padded(sfa, extra=4)
     sfb_rows = rows_padded(sfb) if recipe_1d1d else sfb
     outs = []
