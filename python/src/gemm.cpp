@@ -82,10 +82,10 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
   const TensorView td = tensor_arg(d, "d", ctx);
   const TensorView tc = optional_tensor_arg(c, "c", ctx);
   const TensorView* pc = tc.rank < 0 ? nullptr : &tc;
-  device::Sm90Fp8GemmConfig config =
-      api::fp8_gemm_choice(api::fp8_gemm_problem(ta, tsfa, tb, tsfb, td, pc, options)).config;
-  config = api::apply_config_overrides(config, overrides, "_fp8_gemm_nt_with_config");
-  launch(ctx, stream, [&](cudaStream_t s) { api::fp8_gemm_nt_with_config(ta, tsfa, tb, tsfb, td, pc, options, config, s); });
+  const heuristics::Fp8GemmChoice choice = api::apply_config_overrides(
+      api::fp8_gemm_choice(api::fp8_gemm_problem(ta, tsfa, tb, tsfb, td, pc, options)), overrides,
+      "_fp8_gemm_nt_with_config");
+  launch(ctx, stream, [&](cudaStream_t s) { api::fp8_gemm_nt_with_config(ta, tsfa, tb, tsfb, td, pc, options, choice, s); });
 }
 
 }  // namespace

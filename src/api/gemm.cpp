@@ -25,8 +25,6 @@ namespace {
 
 using device::Sm90Fp8GemmConfig;
 using device::Sm90Fp8GemmParams;
-using device::Sm90SplitkReduceConfig;
-using device::Sm90SplitkReduceParams;
 
 int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -160,12 +158,7 @@ jit::KernelCache<Sm90Fp8GemmConfig>& kernel_cache() {
   return cache;
 }
 
-jit::KernelCache<Sm90SplitkReduceConfig>& reduce_kernel_cache() {
-  static jit::KernelCache<Sm90SplitkReduceConfig> cache(&api::render_sm90_splitk_reduce);
-  return cache;
-}
-
-Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& r, const TensorView& a,
+Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp8GemmLaunch& launch, const ResolvedGemm& r, const TensorView& a,
                               const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
                               void* workspace, void* tile_counters, const char* op) {
   const auto& p = r.problem;
@@ -191,18 +184,9 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   const int swizzle_d = device::d_swizzle_bytes(cfg);
   const int out_bytes = device::out_elem_bytes(cfg);
   const uint32_t box_d_inner = uint32_t(swizzle_d / out_bytes), box_d_rows = uint32_t(cfg.block_m / device::num_math_wgs(cfg));
-  if (cfg.k_splits > 1 && cfg.splitk_fused == 0) {  // FP32 partials by TMA: workspace [k_splits, M, N]
-    params.tma_d = tma::encode_3d({DType::kFloat32, workspace,
-                                   {uint64_t(p.n), uint64_t(p.m), uint64_t(cfg.k_splits)},
-                                   {uint64_t(p.n) * 4, uint64_t(p.n) * uint64_t(p.m) * 4},
-                                   {box_d_inner, box_d_rows, 1},
-                                   tma::swizzle_for_bytes(swizzle_d)},
-                                  op);
-  } else {
-    params.tma_d = tma::encode_2d({d.dtype, d.data, uint64_t(p.n), uint64_t(p.m), uint64_t(d.stride(0)) * out_bytes,
-                                   box_d_inner, box_d_rows, tma::swizzle_for_bytes(swizzle_d)},
-                                  op);
-  }
+  params.tma_d = tma::encode_2d({d.dtype, d.data, uint64_t(p.n), uint64_t(p.m), uint64_t(d.stride(0)) * out_bytes,
+                                 box_d_inner, box_d_rows, tma::swizzle_for_bytes(swizzle_d)},
+                                op);
   // sf_chunks: row-major [rows, sf_k] scales, a box of 4 k-blocks (16 bytes) of every tile row.
   auto encode_sf_chunks = [&](const TensorView& sf, int64_t rows, int64_t ld, int box_rows) {
     return tma::encode_2d({DType::kFloat32, sf.data, uint64_t(sf_k), uint64_t(rows), uint64_t(ld) * 4,
@@ -226,6 +210,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
   params.m = static_cast<int>(p.m);
   params.n = static_cast<int>(p.n);
   params.k = static_cast<int>(p.k);
+  params.raster_band = launch.raster_band;
   params.sfa_ld = static_cast<int>(r.sfa_ld);
   params.sfb_ld = static_cast<int>(r.sfb_ld);
   params.sfb_kstride = static_cast<int>(r.sfb_kstride);
@@ -233,7 +218,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& 
     params.d = static_cast<float*>(d.data);
     params.ldd = d.stride(0);
   }
-  if (cfg.splitk_fused == 1) {  // partials in the threads' fragment order, one counter per tile
+  if (cfg.k_splits > 1) {  // partials in the threads' fragment order, one counter per tile
     params.partials = static_cast<float*>(workspace);
     params.tile_counters = static_cast<uint32_t*>(tile_counters);
   }
@@ -252,31 +237,28 @@ void prefill_d(const TensorView& d, const TensorView* c, bool copy_c, cudaStream
   }
 }
 
-void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const ResolvedGemm& r, const TensorView& a,
-                     const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
-                     cudaStream_t stream) {
+void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, const ResolvedGemm& r,
+                     const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                     const TensorView& d, cudaStream_t stream) {
+  const Sm90Fp8GemmConfig& cfg = choice.config;
   const auto& p = r.problem;
   const jit::LoadedKernel& kernel = kernel_cache().get(cfg, op, stream);
-  // Split-K: everything that may refuse inside a capture (kernel loads, workspace growth) comes before the
-  // first launch, so a refused call enqueues nothing.
-  const jit::LoadedKernel* reduce = nullptr;
+  // Split-K: everything that may refuse inside a capture (the kernel load, workspace growth) comes before the
+  // launch, so a refused call enqueues nothing.
   void* workspace = nullptr;
   void* tile_counters = nullptr;
-  if (cfg.k_splits > 1 && cfg.splitk_fused == 1) {
+  if (cfg.k_splits > 1) {
     // Whole tiles of partials, and one counter per tile (zero between calls: the kernel resets its own).
     const size_t tiles = size_t(ceil_div64(p.m, cfg.block_m)) * size_t(ceil_div64(p.n, cfg.block_n));
     workspace = runtime::workspace(tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4, stream, op);
     tile_counters = runtime::zeroed_workspace(tiles * 4, stream, op);
-  } else if (cfg.k_splits > 1) {
-    reduce = &reduce_kernel_cache().get(Sm90SplitkReduceConfig{cfg.out_dtype, cfg.accumulate}, op, stream);
-    workspace = runtime::workspace(size_t(cfg.k_splits) * size_t(p.m) * size_t(p.n) * 4, stream, op);
   }
-  const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, workspace, tile_counters, op);
+  const Sm90Fp8GemmParams params = make_params(cfg, choice.launch, r, a, sfa, b, sfb, d, workspace, tile_counters, op);
   jit::LaunchGeometry geometry;
-  geometry.grid_x = cfg.num_sms;
+  geometry.cluster_x = device::cluster_size(cfg);
+  geometry.grid_x = choice.launch.num_sms - choice.launch.num_sms % geometry.cluster_x;
   geometry.block_x = device::num_threads(cfg);
   geometry.smem_bytes = device::smem_bytes(cfg);
-  geometry.cluster_x = device::cluster_size(cfg);
   geometry.device = a.device;
   if (geometry.cluster_x > 1) {
     // A persistent grid must be co-resident: with clusters, GPC boundaries may leave fewer slots than SMs.
@@ -284,23 +266,6 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
     geometry.grid_x = std::min(geometry.grid_x, resident);
   }
   jit::launch(kernel, geometry, &params, stream);
-  if (reduce == nullptr) return;
-
-  Sm90SplitkReduceParams reduce_params{};
-  reduce_params.partials = static_cast<const float*>(workspace);
-  reduce_params.d = d.data;
-  reduce_params.ldd = d.stride(0);
-  reduce_params.split_stride = p.m * p.n;
-  reduce_params.m = static_cast<int>(p.m);
-  reduce_params.n = static_cast<int>(p.n);
-  reduce_params.num_splits = cfg.k_splits;
-  const int64_t chunks = p.m * p.n / device::vec_width(Sm90SplitkReduceConfig{cfg.out_dtype, cfg.accumulate});
-  jit::LaunchGeometry reduce_geometry;
-  reduce_geometry.grid_x = static_cast<unsigned>(
-      std::min<int64_t>(ceil_div64(chunks, device::kSplitkReduceThreads), int64_t{cfg.num_sms} * 16));
-  reduce_geometry.block_x = device::kSplitkReduceThreads;
-  reduce_geometry.device = a.device;
-  jit::launch(*reduce, reduce_geometry, &reduce_params, stream);
 }
 
 // Validation, zero-size handling and the C prefill shared by every entry point; returns false when there
@@ -325,7 +290,7 @@ void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, co
     throw Error(ErrorKind::kUnsupported,
                 std::string(op) + ": no kernel configuration fits " + heuristics::describe(r.problem));
   }
-  launch_fp8_gemm(op, choice.config, r, a, sfa, b, sfb, d, stream);
+  launch_fp8_gemm(op, choice, r, a, sfa, b, sfb, d, stream);
 }
 
 }  // namespace
@@ -348,10 +313,11 @@ heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorVie
 
 void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                              const TensorView& d, const TensorView* c, const GemmOptions& options,
-                             const device::Sm90Fp8GemmConfig& config, cudaStream_t stream) {
+                             const heuristics::Fp8GemmChoice& choice, cudaStream_t stream) {
   ResolvedGemm r;
   if (!prepare("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream, r)) return;
   const auto& p = r.problem;
+  const auto& config = choice.config;
   const char* why = nullptr;
   if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
       config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major)) {
@@ -362,12 +328,14 @@ void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const T
     why = rule;
   } else if (!device::k_splits_fit(p.k, config.k_splits)) {
     why = "k_splits leaves a split without k-blocks";
+  } else if (choice.launch.num_sms < device::cluster_size(config) || choice.launch.raster_band < 1) {
+    why = "num_sms must hold a cluster and raster_band be >= 1";
   }
   if (why != nullptr) {
     throw Error(ErrorKind::kInvalidArgument, std::string("fp8_gemm_nt_with_config: the config does not fit the problem (") +
                                                  why + "): " + heuristics::describe(p));
   }
-  launch_fp8_gemm("fp8_gemm_nt", config, r, a, sfa, b, sfb, d, stream);
+  launch_fp8_gemm("fp8_gemm_nt", choice, r, a, sfa, b, sfb, d, stream);
 }
 
 }  // namespace api

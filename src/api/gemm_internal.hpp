@@ -15,9 +15,10 @@ heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorVie
 // of microseconds, which a timing loop of the override hook must not pay on every call).
 const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProblem& problem);
 
-// fp8_gemm_nt with `config` (which must match the problem's recipe, dtypes and scale layouts).
+// fp8_gemm_nt with `choice`'s config and launch parameters (the config must match the problem's recipe, dtypes and
+// scale layouts).
 void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                              const TensorView& d, const TensorView* c, const GemmOptions& options,
-                             const device::Sm90Fp8GemmConfig& config, cudaStream_t stream);
+                             const heuristics::Fp8GemmChoice& choice, cudaStream_t stream);
 
 }  // namespace hopgemm::api

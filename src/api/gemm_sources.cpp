@@ -11,50 +11,48 @@ namespace hopgemm::api {
 const std::vector<Sm90Fp8GemmConfigField>& sm90_fp8_gemm_config_fields() {
   using C = device::Sm90Fp8GemmConfig;
   static const std::vector<Sm90Fp8GemmConfigField> fields = {
-      {"block_m", &C::block_m, true},         {"block_n", &C::block_n, true},
-      {"num_stages", &C::num_stages, true},   {"cluster_m", &C::cluster_m, true},
-      {"cluster_n", &C::cluster_n, true},     {"recipe", &C::recipe, false},
-      {"out_dtype", &C::out_dtype, false},    {"accumulate", &C::accumulate, false},
-      {"sfa_k_major", &C::sfa_k_major, false}, {"sfb_k_major", &C::sfb_k_major, false},
-      {"num_sms", &C::num_sms, true},         {"raster_band", &C::raster_band, true},
-      {"promote_overlap", &C::promote_overlap, true}, {"wg_order", &C::wg_order, true},
-      {"d_passes", &C::d_passes, true},       {"d_in_stage", &C::d_in_stage, true},
-      {"shape_n", &C::shape_n, false},        {"shape_k", &C::shape_k, false},
-      {"k_splits", &C::k_splits, true},      {"splitk_fused", &C::splitk_fused, true},
-      {"sfb_regs", &C::sfb_regs, true},       {"sf_chunks", &C::sf_chunks, true},
+#define HOPGEMM_FIELD_ENTRY(name, default_value, tunable) {#name, &C::name, tunable != 0},
+      HOPGEMM_SM90_FP8_GEMM_FIELDS(HOPGEMM_FIELD_ENTRY)
+#undef HOPGEMM_FIELD_ENTRY
   };
   return fields;
 }
 
 namespace {
 
-// The tunable field called `name`; else Error(kInvalidArgument) naming `who` and listing the tunable ones.
-const Sm90Fp8GemmConfigField& tunable_field(const std::string& name, const char* who) {
-  const auto& fields = sm90_fp8_gemm_config_fields();
-  auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.tunable && name == f.name; });
-  if (it == fields.end()) {
-    std::string tunable;
-    for (const auto& f : fields)
-      if (f.tunable) tunable += std::string(tunable.empty() ? "" : ", ") + f.name;
-    throw Error(ErrorKind::kInvalidArgument,
-                std::string(who) + ": unknown or fixed config field '" + name + "' (tunable: " + tunable + ")");
+// The launch parameters settable by name beside the tunable config fields.
+constexpr std::pair<const char*, int heuristics::Fp8GemmLaunch::*> kLaunchFields[] = {
+    {"num_sms", &heuristics::Fp8GemmLaunch::num_sms}, {"raster_band", &heuristics::Fp8GemmLaunch::raster_band}};
+
+// The tunable field or launch parameter called `name` into `choice`; else Error(kInvalidArgument) naming `who` and
+// listing the settable names.
+int& settable_field(heuristics::Fp8GemmChoice& choice, const std::string& name, const char* who) {
+  std::string settable;
+  for (const auto& f : sm90_fp8_gemm_config_fields()) {
+    if (!f.tunable) continue;
+    if (name == f.name) return choice.config.*(f.member);
+    settable += std::string(settable.empty() ? "" : ", ") + f.name;
   }
-  return *it;
+  for (const auto& [launch_name, member] : kLaunchFields) {
+    if (name == launch_name) return choice.launch.*member;
+    settable += std::string(", ") + launch_name;
+  }
+  throw Error(ErrorKind::kInvalidArgument,
+              std::string(who) + ": unknown or fixed config field '" + name + "' (settable: " + settable + ")");
 }
 
 }  // namespace
 
-device::Sm90Fp8GemmConfig apply_config_overrides(device::Sm90Fp8GemmConfig config,
+heuristics::Fp8GemmChoice apply_config_overrides(heuristics::Fp8GemmChoice choice,
                                                  const std::map<std::string, int>& overrides, const char* who) {
-  for (const auto& [name, value] : overrides) config.*(tunable_field(name, who).member) = value;
-  if (overrides.contains("k_splits") && !overrides.contains("splitk_fused"))
-    config.splitk_fused = heuristics::preferred_splitk_fused(config);
-  if (!overrides.contains("num_stages")) config.num_stages = heuristics::max_stages(config);
-  return config;
+  for (const auto& [name, value] : overrides) settable_field(choice, name, who) = value;
+  if (!overrides.contains("num_stages")) choice.config.num_stages = heuristics::max_stages(choice.config);
+  return choice;
 }
 
 std::map<std::string, int> parse_config_overrides(const std::string& text, const char* who) {
   std::map<std::string, int> overrides;
+  heuristics::Fp8GemmChoice probe;  // names are checked as apply_config_overrides checks them
   size_t start = 0;
   while (start < text.size()) {
     const size_t end = std::min(text.find(',', start), text.size());
@@ -72,7 +70,9 @@ std::map<std::string, int> parse_config_overrides(const std::string& text, const
       throw Error(ErrorKind::kInvalidArgument,
                   std::string(who) + ": config override '" + item + "' is not field=integer (e.g. block_n=128,num_stages=4)");
     }
-    overrides[tunable_field(item.substr(0, eq), who).name] = value;
+    const std::string name = item.substr(0, eq);
+    settable_field(probe, name, who);
+    overrides[name] = value;
     start = end + 1;
   }
   return overrides;
@@ -83,15 +83,6 @@ jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
   for (const auto& f : sm90_fp8_gemm_config_fields()) config.field(f.name, c.*(f.member));
   return jit::render_kernel("sm90_fp8_gemm", "hopgemm/device/kernels/sm90_fp8_gemm.cuh",
                             "hopgemm::device::sm90_fp8_gemm_kernel", config.str());
-}
-
-jit::KernelSource render_sm90_splitk_reduce(const device::Sm90SplitkReduceConfig& c) {
-  const std::string config = jit::ConfigWriter("hopgemm::device::Sm90SplitkReduceConfig")
-                                 .field("out_dtype", c.out_dtype)
-                                 .field("accumulate", c.accumulate)
-                                 .str();
-  return jit::render_kernel("sm90_splitk_reduce", "hopgemm/device/kernels/sm90_splitk_reduce.cuh",
-                            "hopgemm::device::sm90_splitk_reduce_kernel", config);
 }
 
 heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major) {
@@ -126,9 +117,6 @@ std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& 
         const auto choice = heuristics::choose_fp8_gemm_config(suite_gemm_problem(g, num_sms, sfa_k_major, sfb_k_major));
         if (choice.num_tiles == 0) continue;
         sources.push_back(render_sm90_fp8_gemm(choice.config));
-        if (choice.config.k_splits > 1 && choice.config.splitk_fused == 0) {
-          sources.push_back(render_sm90_splitk_reduce({choice.config.out_dtype, choice.config.accumulate}));
-        }
       }
     }
   }

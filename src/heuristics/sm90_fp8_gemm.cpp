@@ -34,7 +34,6 @@ constexpr double kSmsForFullDram = 66.0;   // SMs whose TMA streams saturate HBM
 constexpr double kTileOverheadUs = 1.89;   // prologue + epilogue + promotion tail per tile (fitted)
 constexpr int64_t kSfbRegsMinK = 4096;     // from here on 1D2D keeps the B scales in registers (sfb_regs)
 constexpr int64_t kDInStage128MinK = 2048;  // from here on 1D2D 128x128 stages D in its last stage
-constexpr int64_t kTurnsMaxK = 1024;        // below this 1D2D 128-row tiles take warpgroup turns (wg_order)
 // Kernel launch + ramp, and (in the timings fitted) the write-back of the L2 flush's dirty lines.
 constexpr double kLaunchUs = 6.7;
 // A math warpgroup's serial chain per 128-K block (wait for the stage, 4 WGMMAs, wait, promote, release)
@@ -56,12 +55,8 @@ constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8};
 constexpr int kMaxWavesForSplitK = 2;
 // Predictions this close (relative) are a tie: the model cannot tell them apart.
 constexpr double kModelTie = 0.005;
-// Fixed cost of the reduction: its launch plus the GEMM's drain before it (measured on the H100: split-K
-// picks ran 4.7-9.3 us over a model that charged one 2.5 us launch; docs/notes/fp8_gemm_splitk.md).
-constexpr double kSplitKFixedUs = 5.0;
-// The same with the reduction fused into the GEMM (splitk_fused: the tile's last split sums the partials):
-// no second launch. Measured on the H100 at the decode shapes: 0.6-1.5 us below the separate reduction
-// (bench/results/h100-2026-11-22-try-splitk-fused-num-sms.txt).
+// Fixed cost of split-K: the tile's last split waits for the others' partials and sums them (fitted on the H100's
+// decode shapes).
 constexpr double kSplitKFusedFixedUs = 2.98;  // fitted
 // The fused split that finishes last reads the other k_splits - 1 partial tiles (FP32), each math warpgroup its own
 // rows: charged at this many times the SM ingress time of one warpgroup's share (fitted; 64x96 split 6 measured
@@ -111,6 +106,9 @@ double mma_efficiency(const Sm90Fp8GemmConfig& c) {
   return eff;
 }
 
+// The persistent grid: every SM, less those a cluster cannot pair.
+int grid_sms(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c) { return p.num_sms - p.num_sms % device::cluster_size(c); }
+
 // Work units are (tile, split) pairs; a unit runs ceil(k_blocks / k_splits) k-blocks.
 double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tiles_out, int& waves_out,
                   bool* dram_bound = nullptr) {
@@ -122,14 +120,15 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
                                 ((tiles_n + c.cluster_n - 1) / c.cluster_n * c.cluster_n);
   const int64_t tiles = tiles_m * tiles_n;
   const int64_t units = cluster_tiles * c.k_splits;
-  const int64_t waves = (units + c.num_sms - 1) / c.num_sms;
+  const int num_sms = grid_sms(p, c);
+  const int64_t waves = (units + num_sms - 1) / num_sms;
   tiles_out = static_cast<int>(tiles);
   waves_out = static_cast<int>(waves);
   const double k_blocks = std::ceil(p.k / 128.0);
   const double unit_k_blocks = std::ceil(k_blocks / c.k_splits);
 
   // Compute: every wave costs one unit's MMA time on one SM, at least the per-k-block floor.
-  const double per_sm_tflops = kPeakTflops * p.tc_util / 100.0 / c.num_sms * mma_efficiency(c);
+  const double per_sm_tflops = kPeakTflops * p.tc_util / 100.0 / num_sms * mma_efficiency(c);
   const double k_block_us = 2.0 * c.block_m * c.block_n * 128.0 / (per_sm_tflops * 1e12) * 1e6;
   const double floor_us = device::num_math_wgs(c) == 1
                               ? kOneWgKBlockFloorUs * (c.block_n % 32 != 0 ? kOneWgOddNFloorFactor : 1.0)
@@ -142,7 +141,7 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   const double partial_bytes = 4.0 * c.k_splits * p.m * p.n;
   const double out_bytes = c.k_splits > 1 ? partial_bytes : d_bytes;
   const double dram_bytes = double(p.m) * p.k + double(p.n) * p.k + out_bytes;
-  const double busy_sms = std::min<double>(units, c.num_sms);
+  const double busy_sms = std::min<double>(units, num_sms);
   const double dram_us = dram_bytes / (kDramGBps * 1e3 * std::min(1.0, busy_sms / kSmsForFullDram));
 
   // L2 -> SM: each unit streams its A and B slices out of the L2 (multicast halves the shared operand), and each SM
@@ -153,28 +152,17 @@ double predict_us(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int& tile
   const double l2_us = units * (a_bytes + b_bytes) / (l2_rate * 1e3);
   const double ingress_us = waves * unit_k_blocks * double(c.block_m + c.block_n) * 128.0 / (kSmIngressGBps * 1e3);
 
-  // Split-K: the reduction (the reduce kernel, or the last split when fused) reads the partials and writes D
-  // (reading it too when accumulating).
-  const double reduce_fixed_us = c.splitk_fused ? kSplitKFusedFixedUs : kSplitKFixedUs;
+  // Split-K: the tile's last split reads the others' partials and writes D (reading it too when accumulating).
   const double wg_rows = double(c.block_m) / device::num_math_wgs(c);
-  const double last_split_us =
-      c.splitk_fused ? kSplitKPartialsReadFactor * (c.k_splits - 1) * wg_rows * c.block_n * 4.0 / (kSmIngressGBps * 1e3)
-                     : 0.0;
+  const double last_split_us = kSplitKPartialsReadFactor * (c.k_splits - 1) * wg_rows * c.block_n * 4.0 / (kSmIngressGBps * 1e3);
   const double reduce_us =
-      c.k_splits > 1 ? reduce_fixed_us + last_split_us + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
+      c.k_splits > 1 ? kSplitKFusedFixedUs + last_split_us + (partial_bytes + d_bytes) / (kDramGBps * 1e3) : 0.0;
 
   if (dram_bound) *dram_bound = dram_us >= std::max({compute_us, l2_us, ingress_us});
   return kLaunchUs + std::max({compute_us, dram_us, l2_us, ingress_us}) + reduce_us;
 }
 
 }  // namespace
-
-int preferred_splitk_fused(Sm90Fp8GemmConfig config) {
-  if (config.k_splits <= 1) return 0;
-  config.splitk_fused = 1;
-  config.num_stages = max_stages(config);
-  return device::is_valid(config) ? 1 : 0;
-}
 
 int max_stages(Sm90Fp8GemmConfig config) {
   for (int stages = 16; stages >= 2; --stages) {
@@ -215,8 +203,6 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         c.accumulate = p.accumulate;
         c.sfa_k_major = p.sfa_k_major;
         c.sfb_k_major = p.recipe == device::kRecipe1D1D ? p.sfb_k_major : 1;
-        c.num_sms = p.num_sms - p.num_sms % device::cluster_size(c);
-        c.raster_band = 16;
         // Overlapping the next block's WGMMA with this block's promotion measured +3-4% where per-block
         // latency dominates (64-row tiles, 1D1D) and -7% on clustered 128x128: docs/notes/fp8_gemm_kernel.md.
         // 1D1D's promotion (two multiplies per element) is long enough that 256-row tiles pipeline their two
@@ -224,12 +210,6 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         const bool is_1d1d = p.recipe == device::kRecipe1D1D;
         c.promote_overlap = ((block_m == 64 || is_1d1d) && block_m <= 128 && block_n <= 128) ||
                             (is_1d1d && block_m == 256 && block_n <= 96);
-        // Two math warpgroups with one short 64xN batch each (1D2D, block_m 128, block_n <= 128): strict turns keep
-        // one promoting while the other's batch runs. They won when the pipeline was younger (H100: 128x128 +4-5% at
-        // 4096x7168x16384, +12% at 4096x512x32768; docs/notes/fp8_gemm_kernel.md v5) and now lose 1-2% from K = 1024
-        // (128x32 .. 128x128 model picks, alternating rounds: 0.978-0.992 without them on 12 of 13, 1.012 on one; at
-        // K = 512 1.011: bench/results/h100-2026-11-22-try-turns-off-128-rows.txt).
-        c.wg_order = !is_1d1d && block_m == 128 && block_n <= 128 && p.k < kTurnsMaxK ? 1 : 0;
         // 1D2D at long K: the math warps hold the B scales (a chunk of 32 k-blocks loaded a chunk ahead) instead of
         // the producer copying them into every stage (H100, alternating rounds: -0.3 .. -1.7% at K >= 7168, +0.7% at
         // K = 2048, +10% at K = 512; bench/results/h100-2026-11-22-try-sfb-regs.txt).
@@ -271,20 +251,20 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         const double us = predict_us(p, c, tiles, waves, &dram_bound);
         // A pair of CTAs only pays off when each has a partner tile in most waves (the model's view; a measured
         // exception: dgrad 4096x512x32768, one wave of 128 tiles, A-sharing pairs 2% faster, in the tuning table).
-        if (candidates == Candidates::kModel && device::cluster_size(c) > 1 && tiles < 2 * c.num_sms) continue;
-        ranked.push_back({c, us, tiles, waves, dram_bound});
+        const Fp8GemmLaunch launch{grid_sms(p, c), kDefaultRasterBand};
+        if (candidates == Candidates::kModel && device::cluster_size(c) > 1 && tiles < 2 * launch.num_sms) continue;
+        ranked.push_back({c, launch, us, tiles, waves, dram_bound});
         // Split-K: more work units than tiles, FP32 partials plus a reduction (all in the model).
-        if (device::cluster_size(c) > 1 || tiles > kMaxWavesForSplitK * c.num_sms) continue;
+        if (device::cluster_size(c) > 1 || tiles > kMaxWavesForSplitK * launch.num_sms) continue;
         for (int k_splits : kSplitKChoices) {
           Sm90Fp8GemmConfig split = c;
           split.k_splits = k_splits;
-          split.splitk_fused = preferred_splitk_fused(split);
-          split.num_stages = max_stages(split);  // the staged tile is FP32 when the reduction is separate
+          split.num_stages = max_stages(split);
           if (split.num_stages < 3 || !device::is_valid(split) || !device::k_splits_fit(p.k, k_splits)) continue;
           // At least two k-blocks per unit: shorter units are all prologue and epilogue.
           if (std::ceil(p.k / 128.0) < 2.0 * k_splits) continue;
           const double split_us = predict_us(p, split, tiles, waves, &dram_bound);
-          ranked.push_back({split, split_us, tiles, waves, dram_bound});
+          ranked.push_back({split, launch, split_us, tiles, waves, dram_bound});
         }
       }
     }
@@ -357,9 +337,8 @@ std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& p) {
     // and a shared-memory layout change since (e.g. a staging tile dropped) must not orphan the entry. Nor is the
     // raster band: candidates carry the default, and the order tiles are visited in is valid for any of them.
     for (Fp8GemmChoice candidate : rank_fp8_gemm_configs(p, SIZE_MAX, Candidates::kAll)) {
-      auto& c = candidate.config;
-      if (same_tile(c, e)) {
-        c.raster_band = e.raster_band;
+      if (same_tile(candidate.config, e)) {
+        candidate.launch.raster_band = e.raster_band;
         return candidate;
       }
     }
@@ -391,9 +370,9 @@ std::string describe(const Fp8GemmChoice& choice) {
   // The consumer schedule's fields where they differ from the defaults, spelled as `--config` takes them, so a
   // printed pick can be timed again as it is (hopgemm bench --config, bench/try_configs.py).
   std::string schedule;
-  for (const auto& [name, value] : {std::pair{"promote_overlap", c.promote_overlap}, {"wg_order", c.wg_order},
+  for (const auto& [name, value] : {std::pair{"promote_overlap", c.promote_overlap},
                                     {"d_in_stage", c.d_in_stage}, {"d_passes", c.d_passes == 1 ? 0 : c.d_passes},
-                                    {"splitk_fused", c.splitk_fused}, {"sfb_regs", c.sfb_regs},
+                                    {"sfb_regs", c.sfb_regs},
                                     {"sf_chunks", c.sf_chunks}}) {
     if (value != 0) schedule += std::string(", ") + name + "=" + std::to_string(value);
   }
@@ -401,7 +380,8 @@ std::string describe(const Fp8GemmChoice& choice) {
   std::snprintf(text, sizeof(text),
                 "Sm90Fp8GemmConfig(block_m=%d, block_n=%d, stages=%d, cluster=%dx%d, k_splits=%d, num_sms=%d, band=%d, "
                 "smem=%d%s) tiles=%d waves=%d predicted=%.1f us",
-                c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.k_splits, c.num_sms, c.raster_band,
+                c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.k_splits, choice.launch.num_sms,
+                choice.launch.raster_band,
                 device::smem_bytes(c), schedule.c_str(), choice.num_tiles, choice.num_waves, choice.predicted_us);
   return text;
 }

@@ -24,8 +24,17 @@ struct Fp8GemmProblem {
   int32_t sf_rows_tma = 0;  // 1: the row-major per-row scales (sfa; 1D1D sfb) have 16-byte-aligned rows: sf_chunks
 };
 
+// What a launch of the kernel needs beyond its compile-time config: the device reads these at run time, so one
+// cubin serves every SM count and raster band.
+struct Fp8GemmLaunch {
+  int num_sms = 132;      // persistent CTAs (a multiple of the cluster size)
+  int raster_band = 16;   // L2 rasterisation band, in cluster units
+};
+inline constexpr int kDefaultRasterBand = 16;
+
 struct Fp8GemmChoice {
   device::Sm90Fp8GemmConfig config;
+  Fp8GemmLaunch launch;
   double predicted_us = 0.0;  // the model's estimate (for HOPGEMM_PRINT_CONFIGS and tests)
   int num_tiles = 0;
   int num_waves = 0;
@@ -67,9 +76,6 @@ std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& problem
 
 // Largest stage count that fits the shared-memory budget (0 if none does).
 int max_stages(device::Sm90Fp8GemmConfig config);
-// How `config`'s split-K partials are reduced, as the heuristics choose it: fused into the GEMM (splitk_fused,
-// no second launch) wherever the tile allows it, the separate reduce kernel otherwise; 0 without split-K.
-int preferred_splitk_fused(device::Sm90Fp8GemmConfig config);
 
 std::string describe(const Fp8GemmProblem& problem);
 std::string describe(const Fp8GemmChoice& choice);

@@ -111,11 +111,4 @@ device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
   return cached_encode(map.dtype, map.base, 2, dims, strides, box, map.swizzle, what);
 }
 
-device::TmaDescriptor encode_3d(const TensorMap3d& map, const char* what) {
-  const cuuint64_t dims[3] = {map.dims[0], map.dims[1], map.dims[2]};
-  const cuuint64_t strides[2] = {map.strides_bytes[0], map.strides_bytes[1]};
-  const cuuint32_t box[3] = {map.box[0], map.box[1], map.box[2]};
-  return cached_encode(map.dtype, map.base, 3, dims, strides, box, map.swizzle, what);
-}
-
 }  // namespace hopgemm::tma

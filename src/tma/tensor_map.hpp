@@ -22,18 +22,7 @@ struct TensorMap2d {
   Swizzle swizzle = Swizzle::kNone;
 };
 
-// Rank 3 (split-K workspaces): dims, strides and box innermost first.
-struct TensorMap3d {
-  DType dtype;
-  const void* base;
-  uint64_t dims[3];              // elements
-  uint64_t strides_bytes[2];     // of dims 1 and 2, multiples of 16
-  uint32_t box[3];               // elements
-  Swizzle swizzle = Swizzle::kNone;
-};
-
 // Encodes `map` (throws Error(kCuda) naming `what` with the parameters when the driver refuses).
 device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what);
-device::TmaDescriptor encode_3d(const TensorMap3d& map, const char* what);
 
 }  // namespace hopgemm::tma

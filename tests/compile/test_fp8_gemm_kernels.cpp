@@ -115,20 +115,6 @@ TEST(Fp8GemmKernels, PicksOverAShapeGridCompileWithoutSpills) {
   std::printf("%zu distinct picks compiled\n", sources.size());
 }
 
-TEST(Fp8GemmKernels, SplitKReduceCompilesWithNvrtc) {
-  const auto compiler = jit::make_nvrtc_compiler();
-  for (int out_dtype : {device::kOutBf16, device::kOutFp32}) {
-    for (int accumulate : {0, 1}) {
-      const auto s = api::render_sm90_splitk_reduce({out_dtype, accumulate});
-      SCOPED_TRACE(s.code);
-      const auto k = compiler->compile(s, "");
-      expect_clean(k, s);
-      std::printf("%5.2f s  %3d regs  %s\n", k.compile_seconds, k.resources.registers,
-                  s.code.substr(s.code.find("Config{")).c_str());
-    }
-  }
-}
-
 TEST(Fp8GemmKernels, SplitKVariantsCompileWithNvrtc) {
   // The split-K path with both sfa layouts with both recipes, a cluster and the 2-warpgroup tile.
   std::vector<device::Sm90Fp8GemmConfig> configs;
@@ -151,13 +137,13 @@ TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
   // Every consumer schedule, whether or not the heuristics pick it today: waves pipelined (1D1D 256x80),
   // warpgroup turns (128x128), the next block overlapped (1D1D 128x128), D in the last stage (256x128).
   struct Variant {
-    int recipe, block_m, block_n, num_stages, promote_overlap, wg_order, d_in_stage, d_passes;
+    int recipe, block_m, block_n, num_stages, promote_overlap, d_in_stage, d_passes;
   };
   const Variant variants[] = {
-      {device::kRecipe1D1D, 256, 80, 3, 1, 0, 0, 1},
-      {device::kRecipe1D2D, 128, 128, 5, 0, 1, 0, 1},
-      {device::kRecipe1D1D, 128, 128, 4, 1, 0, 0, 1},
-      {device::kRecipe1D2D, 256, 128, 4, 0, 0, 1, 2},
+      {device::kRecipe1D1D, 256, 80, 3, 1, 0, 1},
+      {device::kRecipe1D2D, 128, 128, 5, 0, 0, 1},
+      {device::kRecipe1D1D, 128, 128, 4, 1, 0, 1},
+      {device::kRecipe1D2D, 256, 128, 4, 0, 1, 2},
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {
@@ -167,7 +153,6 @@ TEST(Fp8GemmKernels, ConsumerSchedulesCompileWithNvrtc) {
     c.num_stages = v.num_stages;
     c.cluster_n = 2;
     c.promote_overlap = v.promote_overlap;
-    c.wg_order = v.wg_order;
     c.d_in_stage = v.d_in_stage;
     c.d_passes = v.d_passes;
     configs.push_back(c);
@@ -198,7 +183,6 @@ TEST(Fp8GemmKernels, FusedSplitKCompilesWithNvrtc) {
     c.block_m = v.block_m;
     c.block_n = v.block_n;
     c.k_splits = v.k_splits;
-    c.splitk_fused = 1;
     c.promote_overlap = v.promote_overlap;
     c.num_stages = heuristics::max_stages(c);
     configs.push_back(c);
@@ -211,13 +195,13 @@ TEST(Fp8GemmKernels, BScalesInRegistersCompileWithNvrtc) {
   // stage; 128x192), warpgroup turns (128x128), the overlapped next block (64x128), fused split-K (256x80, 128x160,
   // and the largest tiles, 256x128 (also with D in its last stage) and 128x192), a cluster.
   struct Variant {
-    int block_m, block_n, promote_overlap, wg_order, d_in_stage, d_passes, k_splits, cluster_n;
+    int block_m, block_n, promote_overlap, d_in_stage, d_passes, k_splits, cluster_n;
   };
   const Variant variants[] = {
-      {256, 128, 0, 0, 1, 2, 1, 2}, {128, 192, 0, 0, 0, 1, 1, 1}, {128, 128, 0, 1, 0, 1, 1, 2},
-      {64, 128, 1, 0, 0, 1, 1, 1},  {64, 64, 1, 0, 0, 1, 4, 1},  {256, 80, 0, 0, 0, 1, 2, 1},
-      {128, 160, 0, 0, 0, 1, 2, 1}, {256, 128, 0, 0, 0, 1, 2, 1}, {128, 192, 0, 0, 0, 1, 2, 1},
-      {256, 128, 0, 0, 1, 2, 2, 1},  // fused split-K with D staged in the last stage
+      {256, 128, 0, 1, 2, 1, 2}, {128, 192, 0, 0, 1, 1, 1}, {128, 128, 0, 0, 1, 1, 2},
+      {64, 128, 1, 0, 1, 1, 1},  {64, 64, 1, 0, 1, 4, 1},  {256, 80, 0, 0, 1, 2, 1},
+      {128, 160, 0, 0, 1, 2, 1}, {256, 128, 0, 0, 1, 2, 1}, {128, 192, 0, 0, 1, 2, 1},
+      {256, 128, 0, 1, 2, 2, 1},  // fused split-K with D staged in the last stage
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {
@@ -225,11 +209,9 @@ TEST(Fp8GemmKernels, BScalesInRegistersCompileWithNvrtc) {
     c.block_m = v.block_m;
     c.block_n = v.block_n;
     c.promote_overlap = v.promote_overlap;
-    c.wg_order = v.wg_order;
     c.d_in_stage = v.d_in_stage;
     c.d_passes = v.d_passes;
     c.k_splits = v.k_splits;
-    c.splitk_fused = v.k_splits > 1 ? 1 : 0;
     c.cluster_n = v.cluster_n;
     c.sfb_regs = 1;
     c.num_stages = heuristics::max_stages(c);
@@ -246,15 +228,15 @@ TEST(Fp8GemmKernels, ScaleChunksCompileWithNvrtc) {
   // warpgroup, the overlapped next block) alone and with fused split-K. 1D2D (sfa only): turns, the overlapped next
   // block with fused split-K and B scales in registers, D in the last stage.
   struct Variant {
-    int recipe, block_m, block_n, promote_overlap, wg_order, d_in_stage, k_splits, cluster_n, sfa_k_major, sfb_regs;
+    int recipe, block_m, block_n, promote_overlap, d_in_stage, k_splits, cluster_n, sfa_k_major, sfb_regs;
   };
   const Variant variants[] = {
-      {device::kRecipe1D1D, 128, 160, 0, 0, 0, 1, 1, 1, 0}, {device::kRecipe1D1D, 256, 128, 0, 0, 1, 1, 1, 1, 0},
-      {device::kRecipe1D1D, 256, 88, 1, 0, 0, 1, 2, 1, 0},  {device::kRecipe1D1D, 128, 128, 1, 0, 0, 1, 1, 1, 0},
-      {device::kRecipe1D1D, 128, 152, 0, 0, 0, 1, 2, 0, 0}, {device::kRecipe1D1D, 256, 96, 1, 0, 0, 1, 1, 1, 0},
-      {device::kRecipe1D1D, 64, 128, 1, 0, 0, 1, 1, 1, 0},  {device::kRecipe1D1D, 64, 64, 1, 0, 0, 4, 1, 1, 0},
-      {device::kRecipe1D2D, 128, 128, 0, 1, 0, 1, 2, 1, 0}, {device::kRecipe1D2D, 64, 64, 1, 0, 0, 4, 1, 1, 1},
-      {device::kRecipe1D2D, 256, 128, 0, 0, 1, 1, 2, 1, 1},
+      {device::kRecipe1D1D, 128, 160, 0, 0, 1, 1, 1, 0}, {device::kRecipe1D1D, 256, 128, 0, 1, 1, 1, 1, 0},
+      {device::kRecipe1D1D, 256, 88, 1, 0, 1, 2, 1, 0},  {device::kRecipe1D1D, 128, 128, 1, 0, 1, 1, 1, 0},
+      {device::kRecipe1D1D, 128, 152, 0, 0, 1, 2, 0, 0}, {device::kRecipe1D1D, 256, 96, 1, 0, 1, 1, 1, 0},
+      {device::kRecipe1D1D, 64, 128, 1, 0, 1, 1, 1, 0},  {device::kRecipe1D1D, 64, 64, 1, 0, 4, 1, 1, 0},
+      {device::kRecipe1D2D, 128, 128, 0, 0, 1, 2, 1, 0}, {device::kRecipe1D2D, 64, 64, 1, 0, 4, 1, 1, 1},
+      {device::kRecipe1D2D, 256, 128, 0, 1, 1, 2, 1, 1},
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {
@@ -262,11 +244,9 @@ TEST(Fp8GemmKernels, ScaleChunksCompileWithNvrtc) {
     c.block_m = v.block_m;
     c.block_n = v.block_n;
     c.promote_overlap = v.promote_overlap;
-    c.wg_order = v.wg_order;
     c.d_in_stage = v.d_in_stage;
     if (v.d_in_stage == 1) c.d_passes = c.block_n * device::out_elem_bytes(c) / 128;
     c.k_splits = v.k_splits;
-    c.splitk_fused = v.k_splits > 1 ? 1 : 0;
     c.cluster_n = v.cluster_n;
     c.sfa_k_major = v.sfa_k_major;
     c.sfb_k_major = 1;
@@ -283,12 +263,12 @@ TEST(Fp8GemmKernels, ThreeMathWarpgroupsCompileWithNvrtc) {
   // in-register B scales, turns, D in the last stage, row-major A scales staged by the producer warps; 1D1D
   // 96-wide with MN-major and chunked row-major scales.
   struct Variant {
-    int recipe, block_n, wg_order, d_in_stage, cluster_n, sfa_k_major, sfb_regs;
+    int recipe, block_n, d_in_stage, cluster_n, sfa_k_major, sfb_regs;
   };
   const Variant variants[] = {
-      {device::kRecipe1D2D, 128, 0, 0, 2, 0, 0}, {device::kRecipe1D2D, 128, 1, 0, 1, 0, 1},
-      {device::kRecipe1D2D, 128, 0, 1, 2, 0, 1}, {device::kRecipe1D2D, 112, 0, 0, 1, 1, 0},
-      {device::kRecipe1D1D, 96, 0, 0, 2, 0, 0},  {device::kRecipe1D1D, 96, 1, 0, 1, 1, 0},
+      {device::kRecipe1D2D, 128, 0, 2, 0, 0}, {device::kRecipe1D2D, 128, 0, 1, 0, 1},
+      {device::kRecipe1D2D, 128, 1, 2, 0, 1}, {device::kRecipe1D2D, 112, 0, 1, 1, 0},
+      {device::kRecipe1D1D, 96, 0, 2, 0, 0},  {device::kRecipe1D1D, 96, 0, 1, 1, 0},
   };
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (const auto& v : variants) {
@@ -296,7 +276,6 @@ TEST(Fp8GemmKernels, ThreeMathWarpgroupsCompileWithNvrtc) {
     c.block_m = 192;
     c.block_n = v.block_n;
     c.promote_overlap = 0;
-    c.wg_order = v.wg_order;
     c.d_in_stage = v.d_in_stage;
     if (v.d_in_stage == 1) c.d_passes = c.block_n * device::out_elem_bytes(c) / 128;
     c.cluster_n = v.cluster_n;

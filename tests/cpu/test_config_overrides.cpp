@@ -2,6 +2,8 @@
 // parsing "field=value,..." and applying it to a heuristics config.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <string>
 
 #include "api/gemm_sources.hpp"
@@ -37,20 +39,22 @@ TEST(ConfigOverrides, Parse) {
 }
 
 TEST(ConfigOverrides, Apply) {
-  device::Sm90Fp8GemmConfig base;
-  base.block_m = 64;
-  base.block_n = 128;
-  base.num_stages = heuristics::max_stages(base);
-  // A narrower tile gets its own stage count; k_splits alone brings the reduction the heuristics would use.
-  const auto c = api::apply_config_overrides(base, {{"block_n", 64}, {"k_splits", 4}}, "test");
+  heuristics::Fp8GemmChoice base;
+  base.config.block_m = 64;
+  base.config.block_n = 128;
+  base.config.num_stages = heuristics::max_stages(base.config);
+  // A narrower tile gets its own stage count.
+  const auto c = api::apply_config_overrides(base, {{"block_n", 64}, {"k_splits", 4}}, "test").config;
   EXPECT_EQ(c.block_n, 64);
   EXPECT_EQ(c.k_splits, 4);
-  EXPECT_EQ(c.splitk_fused, heuristics::preferred_splitk_fused(c));
-  EXPECT_EQ(c.splitk_fused, 1);
   EXPECT_EQ(c.num_stages, heuristics::max_stages(c));
-  EXPECT_GT(c.num_stages, base.num_stages);
-  EXPECT_EQ(api::apply_config_overrides(base, {{"num_stages", 3}}, "test").num_stages, 3);
-  EXPECT_EQ(api::apply_config_overrides(base, {{"k_splits", 2}, {"splitk_fused", 0}}, "test").splitk_fused, 0);
+  EXPECT_GT(c.num_stages, base.config.num_stages);
+  EXPECT_EQ(api::apply_config_overrides(base, {{"num_stages", 3}}, "test").config.num_stages, 3);
+  // The launch parameters are set by name too, and leave the compiled config alone.
+  const auto launched = api::apply_config_overrides(base, {{"raster_band", 2}, {"num_sms", 64}}, "test");
+  EXPECT_EQ(launched.launch.raster_band, 2);
+  EXPECT_EQ(launched.launch.num_sms, 64);
+  EXPECT_EQ(std::memcmp(&launched.config, &base.config, sizeof(base.config)), 0);
   try {
     api::apply_config_overrides(base, {{"recipe", 1}}, "test-hook");  // follows from the problem: not tunable
     ADD_FAILURE();

@@ -37,8 +37,8 @@ TEST(Heuristics, EverySuiteProblemGetsAValidConfig) {
       ASSERT_GT(choice.num_tiles, 0);
       EXPECT_TRUE(device::is_valid(choice.config));
       EXPECT_LE(device::smem_bytes(choice.config), device::kSm90SmemCapacity);
-      EXPECT_LE(choice.config.num_sms, num_sms);
-      EXPECT_EQ(choice.config.num_sms % device::cluster_size(choice.config), 0);
+      EXPECT_LE(choice.launch.num_sms, num_sms);
+      EXPECT_EQ(choice.launch.num_sms % device::cluster_size(choice.config), 0);
       EXPECT_GE(choice.config.num_stages, 3);
       EXPECT_EQ(choice.config.recipe, p.recipe);
       EXPECT_EQ(choice.config.out_dtype, p.out_dtype);
@@ -61,7 +61,7 @@ TEST(Heuristics, FollowsTheProblemShape) {
   // Large problems: the biggest tiles the register file allows, a full grid.
   const auto big = heuristics::choose_fp8_gemm_config(problem(8192, 8192, 8192));
   EXPECT_GE(big.config.block_m * big.config.block_n, 128 * 128);
-  EXPECT_EQ(big.config.num_sms, 132);
+  EXPECT_EQ(big.launch.num_sms, 132);
   // No cluster when there are not enough tiles to pair in every wave.
   EXPECT_EQ(device::cluster_size(heuristics::choose_fp8_gemm_config(problem(128, 2112, 7168)).config), 1);
 }
@@ -106,7 +106,6 @@ TEST(Heuristics, Tiles128x128StageDInTheLastStageWithoutTurnsFromK2048) {
       seen = true;
       SCOPED_TRACE(heuristics::describe(choice));
       EXPECT_EQ(c.d_in_stage, 1);
-      EXPECT_EQ(c.wg_order, 0);
       EXPECT_EQ(c.num_stages, 6);
     }
     EXPECT_TRUE(seen) << m << "x" << n << "x" << k;
@@ -114,17 +113,6 @@ TEST(Heuristics, Tiles128x128StageDInTheLastStageWithoutTurnsFromK2048) {
   for (const auto& choice : heuristics::rank_fp8_gemm_configs(problem(4096, 4096, 1536), SIZE_MAX)) {
     const auto& c = choice.config;
     if (c.block_m == 128 && c.block_n == 128 && c.k_splits == 1) EXPECT_EQ(c.d_in_stage, 0) << heuristics::describe(choice);
-  }
-}
-
-TEST(Heuristics, WarpgroupTurnsOnlyBelowK1024) {
-  // 1D2D 128-row tiles up to 128 columns: turns lost 1-2% from K = 1024 and won 1% at K = 512 (notes v23).
-  for (const auto& [k, turns] : {std::pair{512, 1}, {896, 1}, {1024, 0}, {4096, 0}}) {
-    for (const auto& choice : heuristics::rank_fp8_gemm_configs(problem(1024, 2048, k), SIZE_MAX)) {
-      const auto& c = choice.config;
-      if (c.block_m == 128 && c.block_n <= 128) EXPECT_EQ(c.wg_order, turns) << k << " " << heuristics::describe(choice);
-      if (c.block_m != 128 || c.block_n > 128) EXPECT_EQ(c.wg_order, 0) << heuristics::describe(choice);
-    }
   }
 }
 
@@ -208,7 +196,7 @@ TEST(Heuristics, DescribeNamesTheScheduleFields) {
   choice.config.block_m = 256;
   choice.config.block_n = 128;
   const std::string plain = heuristics::describe(choice);
-  EXPECT_EQ(plain.find("wg_order"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("d_in_stage"), std::string::npos) << plain;
   choice.config.d_in_stage = 1;
   choice.config.d_passes = 2;
   choice.config.sfb_regs = 1;
@@ -226,7 +214,6 @@ TEST(Heuristics, FusedSplitKOnEveryTileWithoutACluster) {
     c.sfb_regs = sfb_regs;
     c.cluster_n = cluster_n;
     c.k_splits = 2;
-    c.splitk_fused = 1;
     c.num_stages = heuristics::max_stages(c);
     return device::is_valid(c);
   };
@@ -319,11 +306,10 @@ TEST(Heuristics, ConfigViolationNamesTheRule) {
   c.d_passes = 2;
   c.num_stages = 4;
   EXPECT_EQ(device::config_violation(c), nullptr);
-  c.k_splits = 2;  // the separate reduction's split-K stores FP32 partials: no D in the stage
-  EXPECT_STREQ(device::config_violation(c),
-               "d_in_stage needs no promote_overlap, no split-K unless fused, and one 128-byte swizzle atom per pass");
-  c.splitk_fused = 1;  // the fused split that finishes last stages BF16 D like an unsplit tile
+  c.k_splits = 2;  // the split that finishes last stages BF16 D like an unsplit tile
   EXPECT_EQ(device::config_violation(c), nullptr);
+  c.d_passes = 1;  // a pass of 256 bytes per row: more than the stage's 128-byte A rows
+  EXPECT_STREQ(device::config_violation(c), "d_in_stage needs no promote_overlap and one 128-byte swizzle atom per pass");
   c = {};
   c.num_stages = 16;  // 16 x 32 KB
   EXPECT_STREQ(device::config_violation(c), "the stages and the D tile do not fit the 227 KB of shared memory");
@@ -413,7 +399,7 @@ TEST(Heuristics, TableEntriesMayNameWhatTheModelPrunes) {
   EXPECT_EQ(chosen.cluster_n, 2);
   Fp8GemmProblem row = p;
   row.sfa_k_major = 1;  // row-major A scales: the table's entry for them visits tiles in bands of 1
-  EXPECT_EQ(heuristics::choose_fp8_gemm_config(row).config.raster_band, 1);
+  EXPECT_EQ(heuristics::choose_fp8_gemm_config(row).launch.raster_band, 1);
 }
 
 // Every row `hopgemm tune` measured is what the heuristics return for its problem, split-K included
@@ -435,7 +421,8 @@ TEST(Heuristics, EveryTunedEntryIsChosen) {
     const int64_t sf_k = device::ceil_div<int64_t>(e.k, 128);
     p.sf_rows_tma = (e.sfa_k_major == 1 || e.sfb_k_major == 1) && heuristics::sf_rows_tma_ok(sf_k, sf_k, 0) ? 1 : 0;
     SCOPED_TRACE(heuristics::describe(p));
-    const auto c = heuristics::choose_fp8_gemm_config(p).config;
+    const auto choice = heuristics::choose_fp8_gemm_config(p);
+    const auto& c = choice.config;
     EXPECT_EQ(c.block_m, e.block_m);
     EXPECT_EQ(c.block_n, e.block_n);
     // As many stages as fit: what tune measured, or more where the shared-memory layout has since shrunk.
@@ -443,7 +430,7 @@ TEST(Heuristics, EveryTunedEntryIsChosen) {
     EXPECT_EQ(c.num_stages, heuristics::max_stages(c));
     EXPECT_EQ(c.cluster_m, e.cluster_m);
     EXPECT_EQ(c.cluster_n, e.cluster_n);
-    EXPECT_EQ(c.raster_band, e.raster_band);
+    EXPECT_EQ(choice.launch.raster_band, e.raster_band);
     EXPECT_EQ(c.k_splits, e.k_splits);
   }
 }

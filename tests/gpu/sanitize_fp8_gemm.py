@@ -25,25 +25,23 @@ def gemm_case(m, n, k, recipe_1d1d):
 
 
 # The consumer pipelines the heuristics may pick, forced through the config hook: the two waves of a 256-row
-# tile pipelined (1D1D), strict warpgroup turns (1D2D 128x128), D staged in the last pipeline stage, split-K
-# with a reduce kernel and fused.
+# tile pipelined (1D1D), one wave at a time (1D2D 128x128), D staged in the last pipeline stage, split-K.
 FORCED = [
     (True, dict(block_m=256, block_n=80, promote_overlap=1, cluster_m=1, cluster_n=2)),
-    (False, dict(block_m=128, block_n=128, wg_order=1, promote_overlap=0, cluster_m=1, cluster_n=1)),
+    (False, dict(block_m=128, block_n=128, promote_overlap=0, cluster_m=1, cluster_n=1)),
     (False, dict(block_m=256, block_n=128, d_in_stage=1, d_passes=2, num_stages=4, cluster_m=1, cluster_n=2)),
     (False, dict(block_m=64, block_n=64, k_splits=3, cluster_m=1, cluster_n=1)),
-    (False, dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1)),
-    (True, dict(block_m=128, block_n=64, k_splits=2, splitk_fused=1)),
-    (False, dict(block_m=128, block_n=128, sfb_regs=1, wg_order=1, cluster_m=1, cluster_n=2)),
-    (False, dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, sfb_regs=1)),
+    (False, dict(block_m=64, block_n=64, k_splits=3, promote_overlap=1)),
+    (True, dict(block_m=128, block_n=64, k_splits=2)),
+    (False, dict(block_m=128, block_n=128, sfb_regs=1, cluster_m=1, cluster_n=2)),
+    (False, dict(block_m=64, block_n=64, k_splits=3, sfb_regs=1)),
 ]
 
 
 def forced_case(recipe_1d1d, overrides, m=300, n=1000, k=1152):
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d)
     d = torch.zeros(m, n, device="cuda", dtype=torch.float32 if recipe_1d1d else torch.bfloat16)
-    full = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, promote_overlap=0,
-                splitk_fused=0, sfb_regs=0)
+    full = dict(cluster_m=1, cluster_n=1, d_in_stage=0, d_passes=1, k_splits=1, promote_overlap=0, sfb_regs=0)
     full.update(overrides)
     # MN-major scales on this path (row-major on gemm_case's): both layouts run under the sanitizer.
     hopgemm._C._fp8_gemm_nt_with_config(

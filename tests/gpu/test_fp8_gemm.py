@@ -216,8 +216,8 @@ def test_bad_inputs_raise_and_write_nothing():
 
 # ---- consumer pipelines (forced through the internal config hook) ---------------------------------------------
 # Each way the math warpgroups order WGMMA, promotion and stage release: per wave (promote_overlap 0), across
-# k-blocks (one wave, promote_overlap 1), across the two waves of a 256-row tile (promote_overlap 1), strict
-# warpgroup turns (wg_order), D staged in the last pipeline stage (d_in_stage); both recipes, both 1D1D sfb
+# k-blocks (one wave, promote_overlap 1), across the two waves of a 256-row tile (promote_overlap 1), D staged in
+# the last pipeline stage (d_in_stage); both recipes, both 1D1D sfb
 # layouts, clusters with phantom tiles (M, N not multiples of the tile), a partial last k-block.
 PIPELINES = {
     "1d1d-256x80-waves": dict(block_m=256, block_n=80, promote_overlap=1, cluster_m=1, cluster_n=2),
@@ -225,7 +225,7 @@ PIPELINES = {
     "1d1d-256x80-per-wave": dict(block_m=256, block_n=80, promote_overlap=0, cluster_m=1, cluster_n=1),
     "1d1d-128x160-per-wave": dict(block_m=128, block_n=160, promote_overlap=0, cluster_m=2, cluster_n=1),
     "1d1d-128x128-across-blocks": dict(block_m=128, block_n=128, promote_overlap=1, cluster_m=1, cluster_n=2),
-    "1d1d-128x128-wg-order": dict(block_m=128, block_n=128, promote_overlap=0, wg_order=1),
+    "1d1d-128x128-per-wave": dict(block_m=128, block_n=128, promote_overlap=0),
     "1d2d-256x96-waves": dict(block_m=256, block_n=96, promote_overlap=1, cluster_m=1, cluster_n=2),
     "1d2d-256x128-d-in-stage": dict(block_m=256, block_n=128, promote_overlap=0, d_in_stage=1, d_passes=2,
                                     num_stages=4),
@@ -234,19 +234,19 @@ PIPELINES = {
     "1d2d-256x128-sfb-regs": dict(block_m=256, block_n=128, sfb_regs=1, cluster_m=1, cluster_n=2),
     "1d2d-256x128-sfb-regs-d-in-stage": dict(block_m=256, block_n=128, sfb_regs=1, d_in_stage=1, d_passes=2,
                                              num_stages=4),
-    "1d2d-128x128-sfb-regs-wg-order": dict(block_m=128, block_n=128, sfb_regs=1, wg_order=1),
+    "1d2d-128x128-sfb-regs": dict(block_m=128, block_n=128, sfb_regs=1),
     "1d2d-64x96-sfb-regs-across-blocks": dict(block_m=64, block_n=96, sfb_regs=1, promote_overlap=1),
     # Three math warpgroups (block_m 192; M = 777 leaves a 9-row last tile).
     "1d2d-192x128-three-wgs": dict(block_m=192, block_n=128, cluster_m=1, cluster_n=2),
-    "1d2d-192x128-three-wgs-turns-sfb-regs": dict(block_m=192, block_n=128, wg_order=1, sfb_regs=1),
+    "1d2d-192x128-three-wgs-sfb-regs": dict(block_m=192, block_n=128, sfb_regs=1),
     "1d2d-192x128-three-wgs-d-in-stage": dict(block_m=192, block_n=128, d_in_stage=1, d_passes=2, cluster_m=2),
     "1d1d-192x96-three-wgs": dict(block_m=192, block_n=96, promote_overlap=0, cluster_n=2),
-    "1d1d-192x96-three-wgs-turns": dict(block_m=192, block_n=96, promote_overlap=0, wg_order=1),
+    "1d1d-192x96-three-wgs-no-cluster": dict(block_m=192, block_n=96, promote_overlap=0),
 }
 
-# Every schedule field off (no cluster, turns, D in stage, split or B scales in registers): a test's own overrides on
+# Every schedule field off (no cluster, D in stage, split or B scales in registers): a test's own overrides on
 # top of it name exactly what it exercises.
-PLAIN_SCHEDULE = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, k_splits=1, splitk_fused=0,
+PLAIN_SCHEDULE = dict(cluster_m=1, cluster_n=1, d_in_stage=0, d_passes=1, k_splits=1,
                       sfb_regs=0)
 
 
@@ -291,27 +291,25 @@ def test_k_tail_on_every_pipeline(name, k):
     check_with_config(a8, sfa, b8, sfb, recipe_1d1d, overrides)
 
 
-@pytest.mark.parametrize("tile,splitk_fused", [((64, 64), 0), ((64, 64), 1), ((128, 128), 0), ((128, 128), 1),
-                                               ((192, 128), 1)])
-def test_k_tail_under_split_k(tile, splitk_fused):
+@pytest.mark.parametrize("tile", [(64, 64), (128, 128), (192, 128)])
+def test_k_tail_under_split_k(tile):
     # Only the last split's last k-block is the K tail (K = 2112: 17 k-blocks, the last half past K). Three math
     # warpgroups split only fused.
     m, n, k = 300, 1000, 2112
-    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=tile[0] + splitk_fused)
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=tile[0])
     d = poisoned(m, n, torch.bfloat16)
-    gemm_with((a8, sfa), (b8, sfb), d, block_m=tile[0], block_n=tile[1], k_splits=3, splitk_fused=splitk_fused,
-              cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, promote_overlap=0)
+    gemm_with((a8, sfa), (b8, sfb), d, block_m=tile[0], block_n=tile[1], k_splits=3,
+              cluster_m=1, cluster_n=1, d_in_stage=0, d_passes=1, promote_overlap=0)
     assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
-@pytest.mark.parametrize("wg_order", [0, 1])
-def test_three_warpgroups_row_major_sfa_staged(wg_order):
+def test_three_warpgroups_row_major_sfa_staged():
     # block_m 192 with row-major A scales staged by the four producer warps (3 passes of 64 rows), bitwise the result
     # of MN-major A scales read by TMA; several tiles per CTA, M and N not multiples of the tile.
     m, n, k = 2000, 3000, 4224
-    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=21 + wg_order)
-    overrides = dict(PLAIN_SCHEDULE, block_m=192, block_n=128, wg_order=wg_order, sf_chunks=0)
+    a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=21)
+    overrides = dict(PLAIN_SCHEDULE, block_m=192, block_n=128, sf_chunks=0)
     outs = []
     for sfa_arg in (sfa, hopgemm.get_mn_major_tma_aligned_tensor(sfa)):
         d = poisoned(m, n, torch.bfloat16)
@@ -323,10 +321,10 @@ def test_three_warpgroups_row_major_sfa_staged(wg_order):
 
 
 @pytest.mark.parametrize("overrides", [
-    dict(block_m=128, block_n=128, wg_order=1),
+    dict(block_m=128, block_n=128),
     dict(block_m=256, block_n=128, d_in_stage=1, d_passes=2, num_stages=4, cluster_n=2),
-    dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1),
-    dict(block_m=192, block_n=128, wg_order=1, cluster_n=2),
+    dict(block_m=64, block_n=64, k_splits=3, promote_overlap=1),
+    dict(block_m=192, block_n=128, cluster_n=2),
 ])
 def test_sfb_regs_across_units(overrides):
     # Several tiles per CTA: the first B-scale chunk of a CTA's next unit is loaded while the current unit runs;
@@ -400,15 +398,15 @@ def test_scale_chunks_consumer_pipelines(name):
 
 
 @pytest.mark.parametrize("overrides", [
-    dict(block_m=64, block_n=64, k_splits=3, splitk_fused=1, promote_overlap=1),   # units of 11 k-blocks: 4, 4, 3
-    dict(block_m=128, block_n=64, k_splits=5, splitk_fused=0, promote_overlap=0),  # units of 7: 4, 3
+    dict(block_m=64, block_n=64, k_splits=3, promote_overlap=1),   # units of 11 k-blocks: 4, 4, 3
+    dict(block_m=128, block_n=64, k_splits=5, promote_overlap=0),  # units of 7: 4, 3
 ])
 @pytest.mark.parametrize("recipe_1d1d", [False, True])
 def test_scale_chunks_split_k(overrides, recipe_1d1d):
     m, n, k = 300, 1040, 4224
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=11)
     d = poisoned(m, n, torch.float32 if recipe_1d1d else torch.bfloat16)
-    full = dict(cluster_m=1, cluster_n=1, wg_order=0, d_in_stage=0, d_passes=1, sfb_regs=0, sf_chunks=1)
+    full = dict(cluster_m=1, cluster_n=1, d_in_stage=0, d_passes=1, sfb_regs=0, sf_chunks=1)
     full.update(overrides)
     sfb_arg = rows_padded(sfb) if recipe_1d1d else sfb
     gemm_with((a8, rows_padded(sfa)), (b8, sfb_arg), d, recipe=(1, 1, 128) if recipe_1d1d else None, **full)
@@ -441,28 +439,25 @@ def gemm_with(a, b, d, c=None, recipe=None, **overrides):
     hopgemm._C._fp8_gemm_nt_with_config(a, b, d, c=c, recipe=recipe, overrides=overrides)
 
 
-# splitk_fused: the reduction inside the GEMM kernel (the split that finishes last sums the tile), else a
-# separate reduce kernel.
-@pytest.mark.parametrize("splitk_fused", [0, 1])
+# Split-K: the split that finishes last sums the tile's partials inside the GEMM kernel.
 @pytest.mark.parametrize("k_splits", [2, 3, 4, 5, 6, 7, 8])
 @pytest.mark.parametrize("m,n,k", [(1, 2112, 7296), (65, 576, 4096), (129, 1040, 7168)])
-def test_split_k_1d2d(m, n, k, k_splits, splitk_fused):
+def test_split_k_1d2d(m, n, k, k_splits):
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=m + n + k + k_splits)
     d = poisoned(m, n, torch.bfloat16)
     gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64 if m <= 64 else 128, block_n=64,
-              cluster_m=1, cluster_n=1, splitk_fused=splitk_fused)
+              cluster_m=1, cluster_n=1)
     assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
-@pytest.mark.parametrize("splitk_fused", [0, 1])
 @pytest.mark.parametrize("k_splits", [2, 3, 8])
 @pytest.mark.parametrize("c_mode", ["none", "aliased", "distinct"])
 @pytest.mark.parametrize("m,n,k", [(1, 576, 4096), (129, 2112, 7296)])
-def test_split_k_1d1d_fp32_accumulate(m, n, k, c_mode, k_splits, splitk_fused):
+def test_split_k_1d1d_fp32_accumulate(m, n, k, c_mode, k_splits):
     a8, sfa, b8, sfb = make_inputs(m, n, k, True, seed=m + n + k)
     c = torch.randn(m, n, device="cuda", dtype=torch.float32) * 32
-    tile = dict(k_splits=k_splits, block_m=128, block_n=64, cluster_m=1, cluster_n=1, splitk_fused=splitk_fused)
+    tile = dict(k_splits=k_splits, block_m=128, block_n=64, cluster_m=1, cluster_n=1)
     if c_mode == "aliased":
         d = c.clone()
         gemm_with((a8, sfa), (b8, sfb), d, c=d, recipe=(1, 1, 128), **tile)
@@ -484,26 +479,25 @@ def test_split_k_bf16_accumulate_cluster_and_mn_major_sfa():
     c = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
     d = c.clone()
     gemm_with((a8, hopgemm.get_mn_major_tma_aligned_tensor(sfa)), (b8, sfb), d, c=d, k_splits=4, block_m=128,
-              block_n=128, cluster_m=2, cluster_n=1, splitk_fused=0)
+              block_n=128, cluster_m=2, cluster_n=1)
     assert calc_diff(d, reference(a8, sfa, b8, sfb, False, c)) < TOL_BF16
 
 
-@pytest.mark.parametrize("k_splits,splitk_fused", [(1, 0), (4, 0), (4, 1), (7, 1)])
-def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits, splitk_fused):
-    # Fused: whichever split finishes last sums the tile, always in split order; its tile counters must be back
-    # at zero after each call, or the next call's last split would be misjudged.
+@pytest.mark.parametrize("k_splits", [1, 4, 7])
+def test_split_k_rejects_empty_splits_and_is_bitwise_reproducible(k_splits):
+    # Whichever split finishes last sums the tile, always in split order; its tile counters must be back at zero
+    # after each call, or the next call's last split would be misjudged.
     m, n, k = 65, 2112, 7168
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=43)
-    fused = dict(splitk_fused=splitk_fused)  # explicit: the heuristics' own pick for this shape is a fused split
     outs = []
     for _ in range(3):
         d = poisoned(m, n, torch.bfloat16)
-        gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64, block_n=64, **fused)
+        gemm_with((a8, sfa), (b8, sfb), d, k_splits=k_splits, block_m=64, block_n=64)
         outs.append(d)
     assert all(torch.equal(outs[0], o) for o in outs[1:])
     assert calc_diff(outs[0], reference(a8, sfa, b8, sfb, False)) < TOL_BF16
     with pytest.raises(ValueError, match="config"):  # 2 k-blocks cannot be cut into 3 non-empty splits
-        gemm_with((a8[:, :256], sfa[:, :2]), (b8[:, :256], sfb[:, :2]), d, k_splits=3, block_m=64, block_n=64, **fused)
+        gemm_with((a8[:, :256], sfa[:, :2]), (b8[:, :256], sfb[:, :2]), d, k_splits=3, block_m=64, block_n=64)
 
 
 @pytest.mark.parametrize("tile", [
@@ -522,19 +516,18 @@ def test_split_k_fused_largest_tiles_sum_in_place(tile):
     outs = []
     for _ in range(3):
         d = poisoned(m, n, torch.bfloat16)
-        gemm_with((a8, sfa), (b8, sfb), d, cluster_m=1, cluster_n=1, promote_overlap=0, wg_order=0, splitk_fused=1, **tile)
+        gemm_with((a8, sfa), (b8, sfb), d, cluster_m=1, cluster_n=1, promote_overlap=0, **tile)
         assert not d.isnan().any(), "unwritten (NaN-poisoned) output elements remain"
         outs.append(d)
     assert all(torch.equal(outs[0], o) for o in outs[1:])
     assert calc_diff(outs[0], reference(a8, sfa, b8, sfb, False)) < TOL_BF16
 
 
-@pytest.mark.parametrize("splitk_fused", [0, 1])
-def test_split_k_graph_capture_after_warm_up(splitk_fused):
+def test_split_k_graph_capture_after_warm_up():
     m, n, k = 64, 2112, 7168
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=47)
     d = poisoned(m, n, torch.bfloat16)
-    tile = dict(k_splits=6, block_m=64, block_n=64, splitk_fused=splitk_fused)
+    tile = dict(k_splits=6, block_m=64, block_n=64)
     gemm_with((a8, sfa), (b8, sfb), d, **tile)  # warm-up: kernels loaded, workspace allocated
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
@@ -552,8 +545,8 @@ def test_split_k_workspace_growth_inside_capture_is_refused():
     a8, sfa, b8, sfb = make_inputs(m, n, k, False, seed=59)
     d = poisoned(m, n, torch.bfloat16)
     # Every field the heuristics could set differently for the two M pinned: one kernel for both calls.
-    tile = dict(k_splits=8, block_m=128, block_n=128, cluster_m=1, cluster_n=1, promote_overlap=0, wg_order=0,
-                d_passes=1, d_in_stage=0, splitk_fused=0)
+    tile = dict(k_splits=8, block_m=128, block_n=128, cluster_m=1, cluster_n=1, promote_overlap=0,
+                d_passes=1, d_in_stage=0)
     gemm_with((a8[:64], sfa[:64]), (b8, sfb), d[:64], **tile)  # kernels loaded, workspace still small
     graph = torch.cuda.CUDAGraph()
     with pytest.raises(RuntimeError, match="not warmed up"):

@@ -150,7 +150,7 @@ int run_bench(Args& args) {
     GemmOptions options;
     const TensorView* c = wgrad ? &dv : nullptr;
     heuristics::Fp8GemmChoice choice = api::fp8_gemm_choice(api::fp8_gemm_problem(a8v, sfav, b8v, sfbv, dv, c, options));
-    if (!overrides.empty()) choice.config = api::apply_config_overrides(choice.config, overrides, "--config");
+    if (!overrides.empty()) choice = api::apply_config_overrides(choice, overrides, "--config");
     row.config = heuristics::describe(choice) + (overrides.empty() ? "" : " with --config " + config_text);
     try {
       row.ours_us = bench::time_call(
@@ -158,7 +158,7 @@ int run_bench(Args& args) {
                           if (overrides.empty())
                             fp8_gemm_nt(a8v, sfav, b8v, sfbv, dv, c, options, st);
                           else
-                            api::fp8_gemm_nt_with_config(a8v, sfav, b8v, sfbv, dv, c, options, choice.config, st);
+                            api::fp8_gemm_nt_with_config(a8v, sfav, b8v, sfbv, dv, c, options, choice, st);
                         },
                         stream, timer)
                         .median_us;

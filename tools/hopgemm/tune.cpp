@@ -26,24 +26,12 @@
 namespace hopgemm::cli {
 namespace {
 
-// The same tile with each other valid consumer schedule: promotion overlap toggled, warpgroup turns toggled,
-// and split-K's reduction fused into the kernel or not.
-std::vector<device::Sm90Fp8GemmConfig> schedule_variants(const device::Sm90Fp8GemmConfig& c) {
-  std::vector<device::Sm90Fp8GemmConfig> out;
-  for (int overlap : {0, 1}) {
-    for (int order : {0, 1}) {
-      for (int fused : {0, 1}) {
-        device::Sm90Fp8GemmConfig v = c;
-        v.promote_overlap = overlap;
-        v.wg_order = order;
-        v.splitk_fused = fused;
-        v.num_stages = fused != c.splitk_fused ? heuristics::max_stages(v) : c.num_stages;
-        const bool differs = overlap != c.promote_overlap || order != c.wg_order || fused != c.splitk_fused;
-        if (differs && device::is_valid(v)) out.push_back(v);
-      }
-    }
-  }
-  return out;
+// The same tile with the other consumer schedule (promotion overlap toggled), where valid.
+std::vector<heuristics::Fp8GemmChoice> schedule_variants(const heuristics::Fp8GemmChoice& c) {
+  heuristics::Fp8GemmChoice v = c;
+  v.config.promote_overlap = 1 - c.config.promote_overlap;
+  if (!device::is_valid(v.config)) return {};
+  return {v};
 }
 
 // Raster bands the winner is re-timed with under --bands (16: the default every candidate carries).
@@ -112,7 +100,7 @@ int run_tune(Args& args) {
     for (const auto& c : plan.candidates) {
       sources.push_back(api::render_sm90_fp8_gemm(c.config));
       if (schedules)
-        for (const auto& v : schedule_variants(c.config)) sources.push_back(api::render_sm90_fp8_gemm(v));
+        for (const auto& v : schedule_variants(c)) sources.push_back(api::render_sm90_fp8_gemm(v.config));
     }
     plans.push_back(std::move(plan));
   }
@@ -134,7 +122,7 @@ int run_tune(Args& args) {
     seed += 2;
     const TensorView* c = plan.shape.wgrad() ? &in.dv : nullptr;
     // Median time of one configuration on these inputs; a configuration the op refuses times as "infinite".
-    auto time_config = [&](const device::Sm90Fp8GemmConfig& config, const char* indent) {
+    auto time_config = [&](const heuristics::Fp8GemmChoice& config, const char* indent) {
       try {
         return bench::time_call([&](cudaStream_t st) {
                  api::fp8_gemm_nt_with_config(in.a8v, in.sfav, in.b8v, in.sfbv, in.dv, c, options, config, st);
@@ -147,12 +135,12 @@ int run_tune(Args& args) {
     std::vector<double> first_pass(plan.candidates.size());
     for (size_t i = 0; i < plan.candidates.size(); ++i) {
       const auto& candidate = plan.candidates[i];
-      first_pass[i] = time_config(candidate.config, "  ");
+      first_pass[i] = time_config(candidate, "  ");
       std::fprintf(stderr, "  %8.1f us  %s\n", first_pass[i], heuristics::describe(candidate).c_str());
       if (schedules) {
-        for (const auto& v : schedule_variants(candidate.config)) {
-          std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d wg_order=%d splitk_fused=%d\n",
-                       time_config(v, "    "), v.promote_overlap, v.wg_order, v.splitk_fused);
+        for (const auto& v : schedule_variants(candidate)) {
+          std::fprintf(stderr, "    %8.1f us  same tile, promote_overlap=%d\n", time_config(v, "    "),
+                       v.config.promote_overlap);
         }
       }
     }
@@ -160,7 +148,7 @@ int run_tune(Args& args) {
     bench::ConfirmOptions keep_row_unless_beaten;
     keep_row_unless_beaten.incumbent = plan.incumbent;
     const bench::Confirmed confirmed = bench::confirm_fastest(
-        first_pass, [&](size_t i) { return time_config(plan.candidates[i].config, "  "); }, keep_row_unless_beaten,
+        first_pass, [&](size_t i) { return time_config(plan.candidates[i], "  "); }, keep_row_unless_beaten,
         [&](size_t i, double score, double us, const std::vector<double>& times) {
           std::string all;
           for (double t : times) {
@@ -175,15 +163,15 @@ int run_tune(Args& args) {
     const heuristics::Fp8GemmChoice* best = &plan.candidates[confirmed.index];
     double best_us = confirmed.us;
     const double model_us = first_pass[0];
-    device::Sm90Fp8GemmConfig b = best->config;
+    heuristics::Fp8GemmChoice winner = *best;
     if (bands) {
       // Every band of the winning tile timed once, then the close ones in rounds as above (only the winner's band
       // variants are timed, so they compile on first use, in the untimed warm-up calls, not with the candidates).
-      std::vector<device::Sm90Fp8GemmConfig> variants;
+      std::vector<heuristics::Fp8GemmChoice> variants;
       std::vector<double> band_pass;
       for (int band : kRasterBands) {
-        device::Sm90Fp8GemmConfig v = b;
-        v.raster_band = band;
+        heuristics::Fp8GemmChoice v = winner;
+        v.launch.raster_band = band;
         variants.push_back(v);
         band_pass.push_back(time_config(v, "  "));
         std::fprintf(stderr, "  band %2d: %8.1f us\n", band, band_pass.back());
@@ -191,22 +179,23 @@ int run_tune(Args& args) {
       // The winner's own band is the incumbent: another band replaces it only when faster by 2.5% in the rounds.
       bench::ConfirmOptions keep_unless_faster;
       for (size_t i = 0; i < variants.size(); ++i) {
-        if (variants[i].raster_band == b.raster_band) keep_unless_faster.incumbent = i;
+        if (variants[i].launch.raster_band == winner.launch.raster_band) keep_unless_faster.incumbent = i;
       }
       const bench::Confirmed band_best = bench::confirm_fastest(
           band_pass, [&](size_t i) { return time_config(variants[i], "  "); }, keep_unless_faster,
           [&](size_t i, double score, double us, const std::vector<double>&) {
-            std::fprintf(stderr, "  confirm band %2d: %.3fx of the round's fastest, %8.1f us\n", variants[i].raster_band,
+            std::fprintf(stderr, "  confirm band %2d: %.3fx of the round's fastest, %8.1f us\n", variants[i].launch.raster_band,
                          score, us);
           });
       if (band_best.us < 1e30) {
-        b = variants[band_best.index];
+        winner = variants[band_best.index];
         best_us = band_best.us;
       }
     }
     // The model pick against the winner on their first passes (both from the same sweep; the confirmation
     // rounds run later, on a warmer GPU).
     const double best_first_us = first_pass[confirmed.index];
+    const device::Sm90Fp8GemmConfig& b = winner.config;
     std::printf("%-5s %6lld %6lld %6lld  model pick %8.1f us  best %8.1f us (%5.1f TFLOPS; model pick %.2fx of it "
                 "in the first pass)  %dx%d s%d c%dx%d k%d\n",
                 api::gemm_role_name(plan.shape.role), (long long)plan.shape.m, (long long)plan.shape.n,
@@ -217,7 +206,7 @@ int run_tune(Args& args) {
     char line[256];
     std::snprintf(line, sizeof(line), "    {%lld, %lld, %lld, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},  // %.1f us\n",
                   (long long)p.m, (long long)p.n, (long long)p.k, p.recipe, p.out_dtype, p.accumulate, p.sfa_k_major,
-                  p.sfb_k_major, p.num_sms, b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.raster_band, b.k_splits,
+                  p.sfb_k_major, p.num_sms, b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, winner.launch.raster_band, b.k_splits,
                   best_us);
     table += line;
   }

@@ -1,5 +1,5 @@
 #pragma once
-// Fused split-K reduction (config splitk_fused): the splits of a tile meet in global memory instead of in a
+// Split-K reduction fused into the GEMM (k_splits > 1): the splits of a tile meet in global memory instead of in a
 // second kernel. Each split stores its FP32 partial in the math threads' own fragment order (float4 chunks,
 // chunk-major so a warp's store is 512 contiguous bytes), then counts itself on the tile's counter; the split
 // that counts last reads the others' partials (every split's at once where registers allow), adds them in split

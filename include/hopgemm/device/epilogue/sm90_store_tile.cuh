@@ -5,6 +5,7 @@
 // so it overlaps the next tile's mainloop.
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/pipeline/sm90_named_barriers.cuh"
 #include "hopgemm/device/ptx/barrier.cuh"
 #include "hopgemm/device/ptx/convert.cuh"
 #include "hopgemm/device/ptx/fence.cuh"
@@ -29,12 +30,9 @@ HOPGEMM_DEVICE u32 d_tile_offset(u32 row, u32 col_bytes) {
 // kPasses > 1: the smem buffer holds only kBlockN / kPasses columns (kAtoms / kPasses swizzle atoms);
 // the warpgroup writes and stores one column slice per pass, waiting for the previous slice's TMA store
 // to finish reading the buffer before overwriting it.
-// kSplitK: tma_d is the rank-3 [splits, M, N] FP32 split-K workspace and the tile goes to plane k_split.
-template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle, int kPasses = 1,
-          bool kSplitK = false>
+template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle, int kPasses = 1>
 HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem_d, const TmaDescriptor* tma_d,
-                               u32 wg, i32 m0, i32 n0, i32 k_split = 0) {
-  static_assert(!kSplitK || (kFp32 && !kAccumulate), "split-K partials are plain FP32 stores");
+                               u32 wg, i32 m0, i32 n0) {
   constexpr int kWaves = kWgRows / 64;
   constexpr int kElem = kFp32 ? 4 : 2;
   constexpr int kAtoms = kBlockN * kElem / kSwizzle;
@@ -42,7 +40,7 @@ HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem
   constexpr int kGroupsPerPass = kBlockN / 8 / kPasses;     // 8-column groups per pass
   static_assert(kAtoms % kPasses == 0 && (kBlockN / 8) % kPasses == 0, "pass = whole atoms and 8-column groups");
   const u32 thread = threadIdx.x % 128, warp = thread / 32, lane = thread % 32;
-  const u32 barrier_id = 1 + wg;  // 0 is __syncthreads
+  const u32 barrier_id = pipeline::kBarrierWarpgroup0 + wg;
 
 #pragma unroll
   for (int p = 0; p < kPasses; ++p) {
@@ -97,9 +95,7 @@ HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem
         const int a = p * kAtomsPerPass + al;
         const u32 src = smem_d + al * (kBlockM * kSwizzle) + wg * kWgRows * kSwizzle;
         const i32 x = n0 + a * (kSwizzle / kElem), y = m0 + static_cast<i32>(wg) * kWgRows;
-        if constexpr (kSplitK)
-          ptx::cp_async_bulk_tensor_3d_s2g(tma_d, x, y, k_split, src);
-        else if constexpr (kAccumulate)
+        if constexpr (kAccumulate)
           ptx::cp_reduce_async_bulk_tensor_2d_add(tma_d, x, y, src);
         else
           ptx::cp_async_bulk_tensor_2d_s2g(tma_d, x, y, src);

@@ -9,7 +9,7 @@
 // the partial last block uses scale column ceil(K/128)-1, TMA zero-fills the missing K.
 //
 // ---------------------------------------------------------------------------------------------
-// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2 (tma_d under split-K: rank 3), INTERLEAVE_NONE,
+// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2, INTERLEAVE_NONE,
 // L2_PROMOTION_L2_256B, OOB_FILL_NONE (zeros), element strides {1, 1}; dims/strides innermost first;
 // global strides in bytes (multiples of 16); base addresses 16-byte aligned.
 //   tma_a   UINT8        dims {K, M}          stride {lda bytes}      box {128, block_m / cluster_n}   SWIZZLE_128B
@@ -23,8 +23,6 @@
 //   tma_d   BFLOAT16 or FLOAT32 (out_dtype)  dims {N, M}  stride {ldd bytes}
 //           box {d_swizzle_bytes(cfg) / elem_bytes, block_m / num_math_wgs(cfg)}, swizzle d_swizzle_bytes(cfg)
 //           (128 -> SWIZZLE_128B, 64 -> 64B, 32 -> 32B, 16 -> SWIZZLE_NONE).
-//           k_splits > 1: FLOAT32 workspace, dims {N, M, k_splits}, strides {N*4, M*N*4}, box {.., .., 1}
-//           (the same box and swizzle as an FP32 D); then sm90_splitk_reduce.cuh writes D from it.
 // Unused descriptors may be left zeroed. The multicast operand's box is half the tile (each CTA of the
 // pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
 // Plain pointers: sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride sfa_ld elements; read with
@@ -32,10 +30,10 @@
 // for 1D2D ([ceil(N/128), ceil(K/128)], element (r, kb) at r * sfb_ld + kb * sfb_kstride: row-major or MN-major)
 // and for 1D1D with sfb_k_major == 1
 // ([N, ceil(K/128)], row stride sfb_ld).
-// Launch: grid (cfg.num_sms, 1, 1), cluster (cluster_m * cluster_n, 1, 1) when > 1, block
+// Launch: grid (num_sms, 1, 1) with num_sms a multiple of the cluster size, cluster (cluster_m * cluster_n, 1, 1) when > 1, block
 // (num_threads(cfg), 1, 1), dynamic smem smem_bytes(cfg) (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
 // optionally CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (the kernel calls griddepcontrol.wait
-// before touching global memory). Accumulation: the kernel (or the split-K reduce) adds into D; when C is
+// before touching global memory). Accumulation: the kernel adds into D; when C is
 // distinct from D the host copies C into D first. M >= 1 (return early on M == 0), N % 8 == 0 (BF16 D) / % 4 (FP32 D), K % 16 == 0.
 // num_sms must not exceed the CTAs that can be co-resident (with clusters: 2 x cuOccupancyMaxActiveClusters),
 // else the persistent grid runs in two waves. Launch through the driver from a cubin (NVRTC or nvcc -cubin):
@@ -49,43 +47,39 @@ namespace hopgemm::device {
 enum Sm90Fp8Recipe : int { kRecipe1D2D = 0, kRecipe1D1D = 1 };
 enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
 
+// The config's fields, declared once: X(name, default, tunable). The struct below, the JIT's rendering of an
+// instantiation, the kernel-cache key, printing and the override-by-name hook are all derived from this list.
+// Tunable fields are a kernel's schedule (what `hopgemm tune` and `--config` may set); the others follow from the
+// problem (recipe, dtypes, scale layouts).
+//   block_m          64 (1 math warpgroup), 128 or 256 (2), 192 (3)
+//   block_n          multiple of 8, <= 256 (1D2D: multiple of 16)
+//   num_stages       shared-memory pipeline depth
+//   cluster_m/_n     2: a CTA pair sharing B (adjacent m-blocks) / A (adjacent n-blocks) by TMA multicast
+//   accumulate       1: D += result (red.global from registers, or TMA reduce-add: reduces_from_registers)
+//   sfa_k_major      0: sfa MN-major TMA-aligned (TMA), 1: row-major [M, ceil(K/128)] (ld.global)
+//   sfb_k_major      1D1D only: 0 MN-major TMA-aligned (TMA), 1 row-major (cp.async)
+//   promote_overlap  1: two accumulator sets. One 64-row wave per math warpgroup (block_n <= 128): block kb+1's
+//                    WGMMA overlaps kb's promotion. Two waves (block_n <= 96): both waves are issued together
+//                    and wave 0 is promoted while wave 1 runs
+//   d_passes         epilogue passes over the tile's columns (2 frees half the D staging tile)
+//   d_in_stage       1: no dedicated D tile; D is staged in the A slot of the tile's last pipeline stage
+//   k_splits         > 1: split-K; each split counts itself on its tile's counter and the last one sums every
+//                    split's FP32 partial in split order and stores D (epilogue/sm90_splitk_fused.cuh)
+//   sfb_regs         1 (1D2D): the math warps hold the B block scales in registers, 32 k-blocks per chunk
+//   sf_chunks        1: the row-major per-row scales come by TMA, 4 k-blocks of every row per box, into a ring of
+//                    their own instead of every stage (the host checks 16-byte rows: sf_rows_tma_ok)
+// The SM count and the raster band are launch parameters (Sm90Fp8GemmParams): one cubin serves every device size.
+#define HOPGEMM_SM90_FP8_GEMM_FIELDS(X)                                                                         \
+  X(block_m, 128, 1) X(block_n, 128, 1) X(num_stages, 4, 1) X(cluster_m, 1, 1) X(cluster_n, 1, 1)              \
+  X(recipe, kRecipe1D2D, 0) X(out_dtype, kOutBf16, 0) X(accumulate, 0, 0) X(sfa_k_major, 0, 0)                 \
+  X(sfb_k_major, 1, 0) X(promote_overlap, 0, 1) X(d_passes, 1, 1) X(d_in_stage, 0, 1) X(k_splits, 1, 1)         \
+  X(sfb_regs, 0, 1) X(sf_chunks, 0, 1)
+
 // All fields int: a structural C++20 NTTP, no padding, trivially hashable.
 struct Sm90Fp8GemmConfig {
-  int block_m = 128;     // 64 (1 math warpgroup), 128 or 256 (2 math warpgroups)
-  int block_n = 128;     // multiple of 8, <= 256 (1D2D: multiple of 16)
-  int num_stages = 4;    // smem pipeline depth
-  int cluster_m = 1;     // 2: CTA pair shares B (adjacent m-blocks), multicast
-  int cluster_n = 1;     // 2: CTA pair shares A (adjacent n-blocks), multicast
-  int recipe = kRecipe1D2D;
-  int out_dtype = kOutBf16;
-  int accumulate = 0;    // 1: D += result (red.global from registers, or TMA reduce-add: reduces_from_registers)
-  int sfa_k_major = 0;   // 0: sfa MN-major TMA-aligned (TMA), 1: row-major [M, ceil(K/128)] (ld.global)
-  int sfb_k_major = 1;   // 1D1D only: 0 MN-major TMA-aligned (TMA), 1 row-major (cp.async)
-  int num_sms = 132;     // grid size (persistent CTAs); multiple of the cluster size
-  int raster_band = 16;  // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M
-  int promote_overlap = 0;  // 1: two accumulator sets. One 64-row wave per math warpgroup (block_n <= 128):
-                            //    block kb+1's WGMMA overlaps kb's promotion. Two waves (block_n <= 96): both
-                            //    waves are issued together and wave 0 is promoted while wave 1 runs
-  int wg_order = 0;      // 1: the two math warpgroups issue their WGMMA batches in strict alternation
-                         //    (named-barrier turns), so one promotes while the other's batch runs
-  int d_passes = 1;      // epilogue passes over the tile's columns: smem stages block_n / d_passes columns of
-                         // D at a time (2 frees half the D tile)
-  int d_in_stage = 0;    // 1: no dedicated D tile; the epilogue stages D in the A slot of the tile's last
-                         //    pipeline stage (released after the TMA store has read it): 4 stages for 256x128
-  int shape_n = 0;       // compile-time N, 0 = runtime
-  int shape_k = 0;       // compile-time K, 0 = runtime
-  int k_splits = 1;      // > 1: split-K; work unit (tile, split) runs k-blocks [split * kps, (split + 1) * kps)
-                         //    (kps = ceil(k_blocks / k_splits)) and stores its FP32 partial through tma_d
-                         //    into a [k_splits, M, N] workspace; sm90_splitk_reduce.cuh sums them into D
-  int splitk_fused = 0;  // 1 (k_splits > 1, no cluster): each split writes its partial in the threads' fragment
-                         //    order to a workspace and counts itself on the tile's counter; the split that
-                         //    finishes last adds the others' partials (in split order) and stores D itself:
-                         //    no reduce kernel, no second launch
-  int sfb_regs = 0;      // 1 (1D2D): the math warps hold the B block scales in registers, 32 k-blocks per chunk
-                         //    loaded a chunk ahead, instead of the producer copying them into every stage
-  int sf_chunks = 0;     // 1: the row-major per-row scales (sfa; 1D1D sfb too) come by TMA, 4 k-blocks of every
-                         //    row per box, into a ring of their own (kSfChunkSlots slots) instead of every
-                         //    stage; the host checks their rows are 16-byte aligned (sf_rows_tma_ok)
+#define HOPGEMM_DECLARE_FIELD(name, default_value, tunable) int name = default_value;
+  HOPGEMM_SM90_FP8_GEMM_FIELDS(HOPGEMM_DECLARE_FIELD)
+#undef HOPGEMM_DECLARE_FIELD
 };
 
 // sf_chunks: k-blocks per chunk (one 16-byte TMA row of FP32 scales) and slots in the chunk ring. The producer runs
@@ -102,15 +96,16 @@ struct Sm90Fp8GemmParams {
   const float* sfa;  // row-major sfa (sfa_k_major == 1)
   const float* sfb;  // 1D2D block sfb, or row-major 1D1D sfb
   i32 m, n, k;
+  i32 raster_band;   // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M (>= 1)
   i32 sfa_ld;        // row stride (elements) of row-major sfa
   i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
   i32 a_tail_rows;   // rows of tma_a_tail's box, from which the last tile row loads A when M leaves it partly empty
                      // (no A-sharing pair): M % block_m rounded up to 8; 0: every tile row is loaded whole from
                      // tma_a. Rows past the box keep whatever the stage held: their D rows are never stored.
-  float* partials;   // splitk_fused: [units][fragment float4 chunk][math thread] FP32 partials
-  u32* tile_counters;  // splitk_fused: one per tile, zero between calls (the last split resets its tile's)
-  // Last (older kernels read a prefix of the struct): D by pointer, for reduces_from_registers.
+  float* partials;     // k_splits > 1: [tile][split][fragment float4 chunk][math thread] FP32 partials
+  u32* tile_counters;  // k_splits > 1: one per tile, zero between calls (the last split resets its tile's)
+  // D by pointer, for reduces_from_registers.
   float* d;            // FP32 D
   i64 ldd;             // its row stride (elements, even)
   TmaDescriptor tma_a_tail;  // A's last tile row when a_tail_rows > 0
@@ -125,10 +120,7 @@ HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { retu
 // m64 WGMMA row blocks (waves) each math warpgroup runs per k-block: 1, or 2 for 256-row tiles.
 HOPGEMM_HOST_DEVICE constexpr int waves_per_wg(const Sm90Fp8GemmConfig& c) { return c.block_m / num_math_wgs(c) / 64; }
 HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
-// The tile the epilogue stores: FP32 partials under split-K, else D's dtype.
-HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) {
-  return c.out_dtype == kOutFp32 || (c.k_splits > 1 && c.splitk_fused == 0);
-}
+HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32; }
 HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return stores_fp32(c) ? 4 : 2; }
 
 // D += A B^T in FP32 with one unit per tile: each math thread adds its promoted values into D with vector
@@ -154,10 +146,14 @@ HOPGEMM_HOST_DEVICE constexpr bool col_scales_in_regs(const Sm90Fp8GemmConfig& c
   return c.recipe != kRecipe1D1D || waves * c.block_n / 2 + acc_sets * c.block_n / 2 + c.block_n / 4 <= 200;
 }
 
-// Shared memory carve-up (bytes); every region starts 1024-aligned or 128-aligned as TMA/wgmma need.
+// Shared memory carve-up, one struct for host (smem_bytes) and device (the kernel's addresses): sizes of the regions
+// and the byte offset of each from the dynamic shared-memory base, in this order:
+//   [D tile][A x stages][B x stages][SFA x stages][SFB x stages][scale chunk slots][stage barriers][chunk barriers]
+// The D tile and every A/B stage start 1024-aligned (SW128 atoms); scale regions 128-aligned (TMA boxes).
 struct Sm90Fp8GemmSmem {
-  int d, a_stage, b_stage, sfa_stage, sfb_stage;
-  int sf_chunk_sfa, sf_chunk;  // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
+  int d, a_stage, b_stage, sfa_stage, sfb_stage;  // bytes of the D tile and of one stage's regions
+  int sf_chunk_sfa, sf_chunk;                      // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
+  int a, b, sfa, sfb, sf_chunks, full, empty, sf_full, sf_empty;  // offsets
   int total;
 };
 // sf_chunks: which scales come in chunks (the row-major per-row ones).
@@ -176,8 +172,17 @@ HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfi
   // A chunk slot: [block_m rows][4 k-blocks] of sfa, then [block_n rows][4 k-blocks] of sfb (TMA boxes, 128-aligned).
   s.sf_chunk_sfa = sfa_chunked(c) ? align_up(c.block_m * 4 * kSfChunkKBlocks, 128) : 0;
   s.sf_chunk = s.sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
-  const int chunk_ring = sfa_chunked(c) || sfb_chunked(c) ? kSfChunkSlots * (s.sf_chunk + 2 * 8) : 0;
-  s.total = s.d + c.num_stages * (s.a_stage + s.b_stage + s.sfa_stage + s.sfb_stage) + chunk_ring + c.num_stages * 2 * 8;
+  const bool chunks = sfa_chunked(c) || sfb_chunked(c);
+  s.a = s.d;
+  s.b = s.a + c.num_stages * s.a_stage;
+  s.sfa = s.b + c.num_stages * s.b_stage;
+  s.sfb = s.sfa + c.num_stages * s.sfa_stage;
+  s.sf_chunks = s.sfb + c.num_stages * s.sfb_stage;
+  s.full = s.sf_chunks + (chunks ? kSfChunkSlots * s.sf_chunk : 0);
+  s.empty = s.full + c.num_stages * 8;
+  s.sf_full = s.empty + c.num_stages * 8;
+  s.sf_empty = s.sf_full + kSfChunkSlots * 8;
+  s.total = s.sf_full + (chunks ? 2 * kSfChunkSlots * 8 : 0);
   return s;
 }
 HOPGEMM_HOST_DEVICE constexpr int smem_bytes(const Sm90Fp8GemmConfig& c) { return smem_layout(c).total; }
@@ -211,13 +216,11 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   // Three math warpgroups get 152 registers each (the producer keeps 40 of the 128 x 512 the CTA launches with):
   // one accumulator set and one promoted set of block_n / 2 fit up to block_n 128 (1D1D: 96, its column scales
   // beside them), with no room for a second accumulator set (ptxas, sm_90a: highest register R143 at 192x128).
-  // Split-K only fused: its last split sums the partials in place, one split at a time (ptxas: no spill at 192x128);
-  // the separate reduction (an FP32 partial tile staged in shared memory) is not offered there.
-  const bool three_wgs_regs_ok = c.block_n <= (c.recipe == kRecipe1D2D ? 128 : 96) && c.promote_overlap == 0 &&
-                                 (c.k_splits == 1 || c.splitk_fused == 1);
+  // Under split-K the last split sums the partials in place, one split at a time (ptxas: no spill at 192x128).
+  const bool three_wgs_regs_ok = c.block_n <= (c.recipe == kRecipe1D2D ? 128 : 96) && c.promote_overlap == 0;
   const bool regs_ok = num_math_wgs(c) == 3 ? three_wgs_regs_ok : (waves + 1) * c.block_n <= 384;
   const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
-                          c.num_sms % cluster_size(c) == 0 && (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
+                          (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
                           (c.cluster_n == 1 || (c.block_m / 2) % 8 == 0);
   const bool flags_ok = (c.recipe == kRecipe1D2D || c.recipe == kRecipe1D1D) &&
                         (c.out_dtype == kOutBf16 || c.out_dtype == kOutFp32) && (c.accumulate == 0 || c.accumulate == 1) &&
@@ -231,17 +234,15 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
                          (c.block_n / c.d_passes * out_elem_bytes(c)) % d_swizzle_bytes(c) == 0;
   // d_in_stage: one pass = one 128-byte swizzle atom of all block_m rows = exactly the stage's A slot, and each
   // warpgroup's rows of D land on its own A rows (which only it reads), so neither waits for the other.
-  // Split-K only fused (the split that stores D stages it; the separate reduction's FP32 partial tiles do not fit).
+  // Under split-K the split that stores D stages it.
   const bool in_stage_ok = c.d_in_stage == 0 || (c.d_in_stage == 1 && c.promote_overlap == 0 && passes_ok &&
-                                                  (c.k_splits == 1 || c.splitk_fused == 1) && d_swizzle_bytes(c) == 128 &&
+                                                  d_swizzle_bytes(c) == 128 &&
                                                   c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
-  const bool order_ok = c.wg_order == 0 || (c.wg_order == 1 && num_math_wgs(c) >= 2 && c.promote_overlap == 0);
   // Fused split-K counts the splits of a tile per CTA (no cluster: split-K never pairs CTAs) and writes each
   // thread's fragment as float4 chunks.
   // The last split sums the partials in place in its accumulators' registers (ptxas: no spill at 256x128, 128x192
   // or 256x112 since; a second set of sums beside them spilled 24-548 bytes there).
-  const bool fused_ok = c.splitk_fused == 0 ||
-                        (c.splitk_fused == 1 && c.k_splits > 1 && cluster_size(c) == 1 && c.block_n % 8 == 0);
+  const bool splits_ok = c.k_splits >= 1 && c.k_splits <= 16 && (c.k_splits == 1 || cluster_size(c) == 1);
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered unless both come in
   // chunks (sf_chunks).
@@ -249,21 +250,17 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
       !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1 && !sfa_chunked(c));
   const bool sf_chunks_ok = c.sf_chunks == 0 || (c.sf_chunks == 1 && (sfa_chunked(c) || sfb_chunked(c)));
   const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
-  const bool shape_ok = c.shape_n >= 0 && c.shape_k >= 0 && c.shape_k % 16 == 0 && c.num_sms >= 1 && c.raster_band >= 1 &&
-                        c.k_splits >= 1 && c.k_splits <= 16;
   if (!flags_ok) return "recipe, out_dtype, accumulate, sfa_k_major and sfb_k_major take 0 or 1";
   if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
-  if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap, split-K only fused; else (waves + 1) x block_n <= 384)";
+  if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
   if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
-  if (!in_stage_ok) return "d_in_stage needs no promote_overlap, no split-K unless fused, and one 128-byte swizzle atom per pass";
-  if (!order_ok) return "wg_order needs two or three math warpgroups and no promote_overlap";
-  if (!fused_ok) return "splitk_fused needs k_splits > 1, no cluster and block_n a multiple of 8";
+  if (!in_stage_ok) return "d_in_stage needs no promote_overlap and one 128-byte swizzle atom per pass";
+  if (!splits_ok) return "k_splits is 1..16, and split-K takes no cluster";
   if (!producer_regs_ok) return "256-row 1D1D tiles with row-major scales need sf_chunks";
   if (!sfb_regs_ok) return "sfb_regs is for recipe 1D2D";
   if (!sf_chunks_ok) return "sf_chunks needs row-major per-row scales";
-  if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1, num_sms a multiple of it, the shared tile's half a multiple of 8 rows";
-  if (!shape_ok) return "shape_n, shape_k >= 0 (shape_k a multiple of 16), num_sms >= 1, raster_band >= 1, k_splits 1..16";
+  if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1, the shared tile's half a multiple of 8 rows";
   if (c.num_stages < 2 || c.num_stages > 16) return "num_stages is 2..16";
   if (smem_bytes(c) > kSm90SmemCapacity) return "the stages and the D tile do not fit the 227 KB of shared memory";
   return nullptr;

@@ -41,14 +41,6 @@ HOPGEMM_DEVICE void cp_async_bulk_tensor_2d_s2g(const TmaDescriptor* desc, i32 x
                : "memory");
 }
 
-// cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [desc, {x, y, z}], [src];  (sm_90)
-HOPGEMM_DEVICE void cp_async_bulk_tensor_3d_s2g(const TmaDescriptor* desc, i32 x, i32 y, i32 z, u32 src) {
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
-                   reinterpret_cast<u64>(desc)),
-               "r"(x), "r"(y), "r"(z), "r"(src)
-               : "memory");
-}
-
 // cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [desc, {x, y}], [src];  (sm_90)
 // element-wise global += smem box, in the descriptor's dtype.
 HOPGEMM_DEVICE void cp_reduce_async_bulk_tensor_2d_add(const TmaDescriptor* desc, i32 x, i32 y, u32 src) {

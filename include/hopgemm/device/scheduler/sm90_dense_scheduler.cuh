@@ -5,59 +5,85 @@
 // n-blocks (sharing A). The unit grid is rounded up, so both CTAs of a pair always get a tile: a
 // tile past the matrix edge is a "phantom" (TMA zero-fills its loads, its store is skipped). This
 // keeps the two CTAs' pipelines in lockstep, which multicast needs (same stage, same barrier offset).
-// Units are visited in bands of kBand units: inside a band consecutive units walk the band's short
+// Units are visited in bands of `raster_band` units: inside a band consecutive units walk the band's short
 // side first, so the ~num_sms concurrent tiles reuse a few A row-panels and B column-panels from L2.
 // Bands run along N when the pair shares A (cluster_n == 2, as DeepGEMM does), else along M.
-// Split-K (kSplits > 1): each unit is visited kSplits times in a row (k_split = 0..kSplits-1), so the
+// Split-K (kSplits > 1): each unit is visited kSplits times in a row (split = 0..kSplits-1), so the
 // splits of one tile run on neighbouring CTAs; both CTAs of a pair get the same split.
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/scheduler/sm90_work_unit.cuh"
 
 namespace hopgemm::device::scheduler {
 
-template <int kBlockM, int kBlockN, int kClusterM, int kClusterN, int kBand, int kSplits = 1>
+// Params: the kernel's __grid_constant__ parameters (m, n, k, raster_band), referenced rather than copied so those
+// values are read from the launch's constants instead of held in registers across the persistent loop.
+template <int kBlockM, int kBlockN, int kClusterM, int kClusterN, int kSplits, class Params>
 struct Sm90DenseScheduler {
+  static constexpr bool kAlongN = kClusterN > 1;
+  const Params& params;
   i32 num_m_blocks, num_n_blocks;  // real tiles
-  i32 units_m, units_n, num_units;
-  i32 unit, unit_stride;
+  i32 units_major, units_minor, num_units;  // units along the band's long axis (N where the pair shares A, else M),
+                                            // along the other, in all
+  i32 unit;
   i32 rank_m, rank_n;  // this CTA's offset inside its cluster's unit
-  i32 k_split = 0;     // the split of the tile last returned by next()
 
-  HOPGEMM_DEVICE Sm90DenseScheduler(i32 m, i32 n, u32 cta_rank) {
+  HOPGEMM_DEVICE Sm90DenseScheduler(const Params& p, u32 cta_rank) : params(p) {
     constexpr int kClusterSize = kClusterM * kClusterN;
-    num_m_blocks = ceil_div(m, kBlockM);
-    num_n_blocks = ceil_div(n, kBlockN);
-    units_m = ceil_div(num_m_blocks, kClusterM);
-    units_n = ceil_div(num_n_blocks, kClusterN);
+    num_m_blocks = ceil_div(p.m, kBlockM);
+    num_n_blocks = ceil_div(p.n, kBlockN);
+    const i32 units_m = ceil_div(num_m_blocks, kClusterM), units_n = ceil_div(num_n_blocks, kClusterN);
+    units_major = kAlongN ? units_n : units_m;
+    units_minor = kAlongN ? units_m : units_n;
     num_units = units_m * units_n * kSplits;
     unit = static_cast<i32>(blockIdx.x) / kClusterSize;
-    unit_stride = static_cast<i32>(gridDim.x) / kClusterSize;
     rank_m = kClusterM > 1 ? static_cast<i32>(cta_rank) : 0;
     rank_n = kClusterN > 1 ? static_cast<i32>(cta_rank) : 0;
   }
 
-  // Next tile of this CTA; false when done. Identical sequence on both CTAs of a cluster.
-  HOPGEMM_DEVICE bool next(i32& m_block, i32& n_block) {
+  // This CTA's next unit; false when done. Identical sequence on both CTAs of a cluster.
+  HOPGEMM_DEVICE bool next(WorkUnit& u) {
     if (unit >= num_units) return false;
-    constexpr bool kAlongN = kClusterN > 1;
-    const i32 units_major = kAlongN ? units_n : units_m, units_minor = kAlongN ? units_m : units_n;
-    const i32 band_units = kBand * units_minor;
+    const i32 band = params.raster_band, band_units = band * units_minor;
     const i32 tile_unit = unit / kSplits;
-    k_split = unit - tile_unit * kSplits;
-    const i32 band = tile_unit / band_units;
-    const i32 first = band * kBand;
-    const i32 band_size = min(kBand, units_major - first);
-    const i32 in_band = tile_unit - band * band_units;
+    u.split = unit - tile_unit * kSplits;
+    const i32 band_index = tile_unit / band_units;
+    const i32 first = band_index * band;
+    const i32 band_size = min(band, units_major - first);
+    const i32 in_band = tile_unit - band_index * band_units;
     const i32 u_major = first + in_band % band_size, u_minor = in_band / band_size;
-    m_block = (kAlongN ? u_minor : u_major) * kClusterM + rank_m;
-    n_block = (kAlongN ? u_major : u_minor) * kClusterN + rank_n;
-    unit += unit_stride;
+    u.m_block = (kAlongN ? u_minor : u_major) * kClusterM + rank_m;
+    u.n_block = (kAlongN ? u_major : u_minor) * kClusterN + rank_n;
+    u.group = 0;
+    const i32 num_k_blocks = ceil_div(params.k, 128);  // the last block may be partial (TMA zero-fills)
+    const i32 k_blocks_per_split = ceil_div(num_k_blocks, kSplits);  // the host keeps every split non-empty
+    u.kb_begin = u.split * k_blocks_per_split;
+    u.kb_end = min(u.kb_begin + k_blocks_per_split, num_k_blocks);
+    // The grid's clusters, re-read from the launch's constants rather than held in a register.
+    unit += static_cast<i32>(gridDim.x) / (kClusterM * kClusterN);
     return true;
   }
-
-  HOPGEMM_DEVICE bool is_phantom(i32 m_block, i32 n_block) const {
-    return m_block >= num_m_blocks || n_block >= num_n_blocks;
+  // The unit after the one next() returned last, without consuming it.
+  HOPGEMM_DEVICE bool peek(WorkUnit& u) const {
+    Sm90DenseScheduler ahead = *this;
+    return ahead.next(u);
   }
+
+  // Coordinates of a unit. A (and its per-row scales, and D) rows start at a_row; B rows (D columns) at b_row;
+  // k-block kb reads A and B at K offset k_offset and scale column sf_k_block.
+  HOPGEMM_DEVICE i32 a_row(const WorkUnit& u) const { return u.m_block * kBlockM; }
+  HOPGEMM_DEVICE i32 b_row(const WorkUnit& u) const { return u.n_block * kBlockN; }
+  HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return kb * 128; }
+  HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit&, i32 kb) const { return kb; }
+  // The last tile row may hold fewer than kBlockM rows of A: the producer then loads only those (tma_a_tail).
+  HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit& u) const { return u.m_block == params.m / kBlockM; }
+  // Phantom tiles (past the edge) are computed for the pair's sake but never stored.
+  HOPGEMM_DEVICE bool stores(const WorkUnit& u) const { return u.m_block < num_m_blocks && u.n_block < num_n_blocks; }
+  // Split-K counter slot of the unit's tile.
+  HOPGEMM_DEVICE i32 tile_index(const WorkUnit& u) const { return u.m_block * num_n_blocks + u.n_block; }
+  // Rows and columns of D the epilogue may write (its tile is clipped to them).
+  HOPGEMM_DEVICE i32 d_rows() const { return params.m; }
+  HOPGEMM_DEVICE i32 d_cols() const { return params.n; }
 };
 
 }  // namespace hopgemm::device::scheduler

@@ -1,0 +1,145 @@
+#pragma once
+// The math threads' side of the scale factors: each thread's A scales (rows lane/4 and +8 of its warp's 16 in wave w)
+// and the tile's B scales for a k-block, from wherever Sm90Fp8GemmTraits says they come (the stage, a chunk slot, or
+// registers), plus the chunk ring's waits and releases. Read into registers before the WGMMA wait where registers
+// allow, so the shared-memory latency hides behind the tensor cores.
+
+#include "hopgemm/device/collective/sm90_fp8_gemm_smem.cuh"
+#include "hopgemm/device/collective/sm90_fp8_scale_chunks.cuh"
+#include "hopgemm/device/mma/sm90_fp8_promote.cuh"
+#include "hopgemm/device/ptx/ld_global.cuh"
+#include "hopgemm/device/ptx/ld_shared.cuh"
+#include "hopgemm/device/ptx/opaque.cuh"
+#include "hopgemm/device/scheduler/sm90_work_unit.cuh"
+
+namespace hopgemm::device::collective {
+
+struct RowScales {
+  float sa0, sa1;
+};
+
+template <Sm90Fp8GemmConfig kConfig>
+struct Sm90Fp8ScaleReader {
+  using T = Sm90Fp8GemmTraits<kConfig>;
+  static constexpr int kBlockN = T::kBlockN;
+  // 1D2D: the two 128-column blocks the tile can touch; 1D1D: one per column of the thread, float2 per 8-column group.
+  struct ColScales {
+    float2 sb[T::k1D1D ? kBlockN / 8 : 1];
+  };
+  // sfb_regs: k-block j of a chunk of 32 sits in lane j (x: the tile's first 128-column block, y: the next one).
+  static constexpr i32 kSfbChunk = 32;
+
+  const Sm90Fp8GemmParams& params;
+  const Sm90Fp8GemmSharedStorage<kConfig>& smem;
+  u32 lane;
+  u32 sfa_thread;  // this thread's first A scale in stage 0 (or chunk slot 0)
+  SfChunkCounter chunk_counter;
+  // sfb_regs: the current and the next chunk of B scales, and the units they belong to (the next chunk may be the
+  // CTA's next unit's first).
+  float2 sfb_cur = make_float2(0.0f, 0.0f), sfb_next = make_float2(0.0f, 0.0f);
+  i32 num_sfb_blocks;
+  scheduler::WorkUnit sfb_unit{}, sfb_next_unit{};
+  bool sfb_has_next = false, first_unit = true;
+
+  HOPGEMM_DEVICE Sm90Fp8ScaleReader(const Sm90Fp8GemmParams& p, const Sm90Fp8GemmSharedStorage<kConfig>& s,
+                                    u32 thread_row, u32 lane_)
+      : params(p), smem(s), lane(lane_), num_sfb_blocks(ceil_div(p.n, 128)) {
+    sfa_thread = T::kSfaChunked ? smem.sf_chunks + thread_row * 16 : ptx::smem_addr(smem.sfa + thread_row);
+    // Opaque: kept in a register instead of rebuilt from the shared-window base after every barrier wait.
+    ptx::opaque(sfa_thread);
+  }
+
+  // sf_chunks: the byte offset of the unit's k-block kb (relative) in the chunk ring: its slot, its column in the rows.
+  HOPGEMM_DEVICE u32 chunk_offset(i32 kb) const {
+    kb += chunk_counter.kb_begin;
+    return chunk_counter.ring_of(kb).stage * T::kSmem.sf_chunk + (static_cast<u32>(kb) % kSfChunkKBlocks) * 4;
+  }
+
+  HOPGEMM_DEVICE RowScales row_scales(u32 s, i32 kb, int w) const {
+    if constexpr (T::kSfaChunked) {
+      const u32 sfa_s = sfa_thread + chunk_offset(kb) + w * 64 * 16;
+      return RowScales{ptx::ld_shared_f32(sfa_s), ptx::ld_shared_f32(sfa_s + 8 * 16)};
+    } else {
+      const u32 sfa_s = sfa_thread + (s * T::kSmem.sfa_stage / 4 + w * 64) * 4;
+      return RowScales{ptx::ld_shared_f32(sfa_s), ptx::ld_shared_f32(sfa_s + 8 * 4)};
+    }
+  }
+
+  // sf_chunks: a chunk's first k-block waits for the chunk too; its last one (or the unit's) hands the slot back
+  // once every lane of the warp has read it.
+  HOPGEMM_DEVICE void wait_chunk(i32 kb) const {
+    if constexpr (T::kSfChunks) {
+      kb += chunk_counter.kb_begin;
+      if (chunk_counter.starts(kb)) smem.chunks.wait_full(chunk_counter.ring_of(kb));
+    }
+  }
+  HOPGEMM_DEVICE void release_chunk(i32 kb, i32 unit_k_blocks) const {
+    if constexpr (T::kSfChunks) {
+      const i32 kb_abs = chunk_counter.kb_begin + kb;
+      if (kb_abs % kSfChunkKBlocks == kSfChunkKBlocks - 1 || kb == unit_k_blocks - 1) {
+        __syncwarp();
+        if (lane == 0) smem.chunks.arrive_empty(chunk_counter.ring_of(kb_abs).stage);
+      }
+    }
+  }
+
+  // sfb_regs: a chunk of 32 k-blocks of B scales, issued now and waited for at first use.
+  HOPGEMM_DEVICE float2 load_sfb_chunk(i32 n_blk, i32 kb0, i32 kb_stop) const {
+    const i32 row = n_blk * kBlockN / 128, kb = kb0 + static_cast<i32>(lane);
+    const float* src = params.sfb + static_cast<i64>(min(kb, kb_stop - 1)) * params.sfb_kstride;
+    float2 v = make_float2(0.0f, 0.0f);
+    if (kb < kb_stop) {
+      v.x = ptx::ld_global_f32(src + static_cast<i64>(min(row, num_sfb_blocks - 1)) * params.sfb_ld);
+      v.y = ptx::ld_global_f32(src + static_cast<i64>(min(row + 1, num_sfb_blocks - 1)) * params.sfb_ld);
+      if (row >= num_sfb_blocks) v.x = 0.0f;
+      if (row + 1 >= num_sfb_blocks) v.y = 0.0f;
+    }
+    return v;
+  }
+  // After chunk c of this unit became current: the next one, or the next unit's first.
+  HOPGEMM_DEVICE void prefetch_sfb(i32 c) {
+    if (sfb_unit.kb_begin + (c + 1) * kSfbChunk < sfb_unit.kb_end)
+      sfb_next = load_sfb_chunk(sfb_unit.n_block, sfb_unit.kb_begin + (c + 1) * kSfbChunk, sfb_unit.kb_end);
+    else if (sfb_has_next)
+      sfb_next = load_sfb_chunk(sfb_next_unit.n_block, sfb_next_unit.kb_begin, sfb_next_unit.kb_end);
+  }
+
+  // At the start of a unit (the scheduler for the sfb_regs look-ahead at the CTA's next unit).
+  template <class Scheduler>
+  HOPGEMM_DEVICE void begin_unit(const scheduler::WorkUnit& u, const Scheduler& sched) {
+    chunk_counter.kb_begin = u.kb_begin;
+    if constexpr (T::kSfbInRegs) {
+      sfb_unit = u;
+      // The first unit's first chunk now (its latency overlaps the first full-barrier wait); later units' were
+      // prefetched during the previous unit.
+      sfb_cur = first_unit ? load_sfb_chunk(u.n_block, u.kb_begin, u.kb_end) : sfb_next;
+      first_unit = false;
+      sfb_has_next = sched.peek(sfb_next_unit);
+      prefetch_sfb(0);
+    }
+  }
+  HOPGEMM_DEVICE void end_unit(i32 kb_end) { chunk_counter.end_unit(kb_end); }
+
+  // Column scales of the unit's k-block kb in stage s (k-block order, once each; kb only matters with sfb_regs).
+  HOPGEMM_DEVICE ColScales col_scales(u32 s, i32 kb) {
+    ColScales c;
+    const float* sfb_s = smem.sfb_stage(s);
+    if constexpr (T::kSfbChunked) {
+      mma::load_col_scales_1d1d_chunked<kBlockN>(c.sb, smem.sf_chunks + T::kSmem.sf_chunk_sfa + chunk_offset(kb), lane);
+    } else if constexpr (T::k1D1D) {
+      mma::load_col_scales_1d1d<kBlockN>(c.sb, sfb_s, lane);
+    } else if constexpr (T::kSfbInRegs) {
+      if (kb % kSfbChunk == 0 && kb > 0) {
+        sfb_cur = sfb_next;
+        prefetch_sfb(kb / kSfbChunk);
+      }
+      const int src_lane = kb % kSfbChunk;
+      c.sb[0] = make_float2(__shfl_sync(0xffffffffu, sfb_cur.x, src_lane), __shfl_sync(0xffffffffu, sfb_cur.y, src_lane));
+    } else {
+      c.sb[0] = make_float2(sfb_s[0], sfb_s[1]);
+    }
+    return c;
+  }
+};
+
+}  // namespace hopgemm::device::collective
