@@ -94,9 +94,9 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       if constexpr (T::kSplits > 1) {
         // Registers a math thread has beside its accumulator sets and promoted sums, less a reserve for addresses
         // and the scheduler's state, for the other splits' partials in flight. More than 4 splits keep more state
-        // live (ptxas: a reserve of 80 spilled 8 bytes at 64x64 with 8 splits); a larger reserve everywhere made
+        // live (ptxas: a reserve of 80 spilled 8 bytes at 64x64 and 24 at 64x80 with 8 splits); a larger reserve everywhere made
         // 1x2112x7168 (64x64, 4 splits) 4.7% slower on an H200.
-        constexpr int kReserve = T::kSplits > 4 ? 92 : 80;
+        constexpr int kReserve = T::kSplits > 4 ? 104 : 80;
         constexpr int kLoadFloats = T::kConsumerRegs - Mainloop::kAccSets * kBlockN / 2 - kWaves * kBlockN / 2 - kReserve;
         store = epilogue::splitk_fused_reduce<kWaves, kBlockN / 2, T::kSplits, T::kMathThreads, kLoadFloats>(
             fin, params.partials, params.tile_counters, sched.tile_index(u), u.split, pipeline::kBarrierMathThreads);
