@@ -2,15 +2,15 @@
 """Register-bank clashes in the promotion FFMAs of every cached FP8 GEMM kernel (SASS; no GPU needed).
 
     HOPGEMM_CACHE_DIR=/tmp/kc build/hopgemm precompile --suite deepseek-v3
-    python3 bench/probes/sass_promotion_banks.py /tmp/kc [--cuobjdump PATH]
+    python3 bench/sass_promotion_banks.py /tmp/kc [--cuobjdump PATH]
 
-Fifteenth session (notes v24): never-executed code in a kernel's epilogue made ptxas allocate the promoted sums (fin) in
-the same register bank as the WGMMA accumulators they add (acc), so that every promotion FFMA (fin = acc * scale + fin)
-read two operands from one bank; the kernel took 3.5-5.5% longer with an identical k-loop (ncu: dispatch stalls per
-issue 0.36 -> 0.53). For each kernel this prints, over its FFMAs that read a WGMMA accumulator: how many have acc and fin
-in the same bank (two-bank model: register number mod 2), and how many read any two operands from one bank after
-the reuse cache (an operand is served from it when the previous instruction marked the same register in the same slot
-`.reuse`). Worst first.
+Why (docs/DESIGN_NOTES.md, register banks): never-executed code in a kernel's epilogue made ptxas allocate the
+promoted sums (fin) in the same register bank as the WGMMA accumulators they add (acc), so that every promotion FFMA
+(fin = acc * scale + fin) read two operands from one bank; the kernel took 3.5-5.5% longer with an identical k-loop
+(ncu: more dispatch stalls per issued instruction). For each kernel this prints, over its FFMAs that read a WGMMA
+accumulator: how many have acc and fin in the same bank (two-bank model: register number mod 2), and how many read
+any two operands from one bank after the reuse cache (an operand is served from it when the previous instruction
+marked the same register in the same slot `.reuse`). Worst first.
 """
 import argparse
 import pathlib

@@ -1,4 +1,4 @@
-# Sourced by the A/B probes (bench/probes/ab_*.sh, and those bench/ab_model_picks.py writes), from the repository
+# Sourced by A/B probes (those bench/ab_model_picks.py writes, or hand-written ones), from the repository
 # root on the GPU machine: the CLI built under /tmp, and `ab SHAPE CONFIG`, which times the heuristics' pick for SHAPE
 # and CONFIG forced through `--config`, twice in alternation (`hopgemm bench`: L2 flushed, median, cuBLASLt in the same
 # run), one line per run under a `== SHAPE [what]` header. For a kernel change: `build_old_cli PATCH` builds the CLI of

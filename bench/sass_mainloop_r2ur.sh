@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The WGMMA descriptors of every cached FP8 GEMM kernel: R2UR instructions in the window around its WGMMAs (40 before the
-# first QGMMA/HGMMA to 5 after the last), where there should be none (notes v24: a descriptor moved from a vector
-# register before every WGMMA means ptxas lost the loop's uniformity). Runs without a GPU:
+# The WGMMA descriptors of every cached FP8 GEMM kernel: R2UR instructions in the window around its WGMMAs (40 before
+# the first QGMMA/HGMMA to 5 after the last), where there should be none (docs/DESIGN_NOTES.md, uniform datapath: a
+# descriptor moved from a vector register before every WGMMA means ptxas lost the loop's uniformity). No GPU needed:
 #   HOPGEMM_CACHE_DIR=/tmp/kc build/hopgemm precompile --suite deepseek-v3   (and wgrad-pr95)
-#   bench/probes/sass_mainloop_r2ur.sh /tmp/kc
+#   bench/sass_mainloop_r2ur.sh /tmp/kc
 # cuobjdump: the CUDA toolkit's, or the `nvidia-cuda-cuobjdump` wheel's (CUOBJDUMP=path). Prints "R2UR-in-window
 # R2UR-in-kernel config", worst first.
 set -uo pipefail
