@@ -29,17 +29,17 @@ SETS = {
     "heldout2": ("h100-2026-11-22-heldout2-candidates.log", "h100-2026-11-22-heldout2-summary.txt", 40),
     "heldout3": ("h100-2026-11-22-heldout3-candidates.log", "h100-2026-11-22-heldout3-summary.txt", 80),
     "wgrad-held": ("h100-2026-11-22-heldout-wgrad-candidates.log", "h100-2026-11-22-heldout-wgrad-summary.txt", 150),
-    # Ninth session, after three math warpgroups, phantom tiles and the 1D1D column-scale term (a299eef).
+    # At a299eef, after three math warpgroups, phantom tiles and the 1D1D column-scale term.
     "heldout4": ("h100-2026-11-22-heldout4-candidates.log", "h100-2026-11-22-heldout4-summary.txt", 40),
-    # Twelfth session: the decode and mid-M log shapes re-measured with the all-at-once split-K reads (75 shapes).
+    # At 17dd8c5: the decode and mid-M log shapes re-measured with the all-at-once split-K reads (75 shapes).
     "split-logs": ("h100-2026-11-22-tune-split-logs-candidates.log", "h100-2026-11-22-tune-split-logs-summary.txt", 40),
-    # Thirteenth session, fresh shapes at cd94add (scripts/validate_model.sh).
+    # Fresh shapes at cd94add (scripts/validate_model.sh).
     "heldout5": ("h100-2026-11-22-heldout5-candidates.log", "h100-2026-11-22-heldout5-summary.txt", 40),
-    # Thirteenth session, fresh shapes at a2d0786 (after the 192x128 tie rule).
+    # Fresh shapes at a2d0786 (after the 192x128 tie rule).
     "heldout6": ("h100-2026-11-22-heldout6-candidates.log", "h100-2026-11-22-heldout6-summary.txt", 40),
-    # Fourteenth session, fresh shapes at 5a03387 (after A's last-row box; six of ten with a partly empty tile row).
+    # Fresh shapes at 5a03387 (after A's last-row box; six of ten with a partly empty tile row).
     "heldout7": ("h100-2026-11-22-heldout7-candidates.log", "h100-2026-11-22-heldout7-summary.txt", 40),
-    # Fourteenth session, fresh weight-gradient shapes at a1e992f (1D1D, FP32 D += A B^T).
+    # Fresh weight-gradient shapes at a1e992f (1D1D, FP32 D += A B^T).
     "wgrad-held2": ("h100-2026-11-22-heldout-wgrad2-candidates.log", "h100-2026-11-22-heldout-wgrad2-summary.txt", 40),
 }
 

@@ -17,9 +17,13 @@ def main(path):
     header = report["header"]
     print(f"{header['gpu']}, {header['date_utc']}, commit {header['commit']}, `{header['command_line']}`, "
           f"copy {header.get('copy_bandwidth_gbps') or 0:.0f} GB/s\n")
-    print("| role | M | N | K | ours us | TFLOPS | GB/s | cuBLASLt blockwise us | speed-up | cuBLASLt per-tensor us "
-          "| per-tensor / ours | cuBLAS BF16 us | tile, cluster |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    # Suites with no blockwise baseline at all (1D1D wgrad: cuBLASLt has no 1x128 x 1x128 mode) drop its two columns.
+    blockwise = any(row["baselines_us"].get("cublaslt_fp8_blockwise") for row in report["rows"])
+    columns = ["role", "M", "N", "K", "ours us", "TFLOPS", "GB/s"]
+    columns += ["cuBLASLt blockwise us", "speed-up"] if blockwise else []
+    columns += ["cuBLASLt per-tensor us", "per-tensor / ours", "cuBLAS BF16 us", "tile, cluster"]
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
     speedups, m4096 = [], []
     for row in report["rows"]:
         base, ratio = row["baselines_us"], row["ratios"]
@@ -27,11 +31,13 @@ def main(path):
         tile = config.split("block_m=")[1].split(",")[0] + "x" + config.split("block_n=")[1].split(",")[0]
         cluster = config.split("cluster=")[1].split(",")[0]
         role = row["note"].split()[0]
-        print(f"| {role} | {row['m']} | {row['n']} | {row['k']} | {fmt(row['ours_us'])} | {fmt(row['tflops'], '{:.0f}')} "
-              f"| {fmt(row['gbps'], '{:.0f}')} | {fmt(base.get('cublaslt_fp8_blockwise'))} "
-              f"| {fmt(ratio.get('cublaslt_fp8_blockwise'), '{:.2f}x')} | {fmt(base.get('cublaslt_fp8_per_tensor'))} "
-              f"| {fmt(ratio.get('cublaslt_fp8_per_tensor'), '{:.2f}x')} | {fmt(base.get('cublas_bf16'))} "
-              f"| {tile} c{cluster} |")
+        cells = [role, row["m"], row["n"], row["k"], fmt(row["ours_us"]), fmt(row["tflops"], "{:.0f}"),
+                 fmt(row["gbps"], "{:.0f}")]
+        if blockwise:
+            cells += [fmt(base.get("cublaslt_fp8_blockwise")), fmt(ratio.get("cublaslt_fp8_blockwise"), "{:.2f}x")]
+        cells += [fmt(base.get("cublaslt_fp8_per_tensor")), fmt(ratio.get("cublaslt_fp8_per_tensor"), "{:.2f}x"),
+                  fmt(base.get("cublas_bf16")), f"{tile} c{cluster}"]
+        print("| " + " | ".join(str(c) for c in cells) + " |")
         if ratio.get("cublaslt_fp8_blockwise"):
             speedups.append(ratio["cublaslt_fp8_blockwise"])
         if row["m"] == 4096 and role == "fwd" and ratio.get("cublaslt_fp8_per_tensor"):
