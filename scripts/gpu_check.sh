@@ -20,20 +20,18 @@ scripts/build.sh > "$OUTDIR/build.log" 2>&1 || { tail -50 "$OUTDIR/build.log"; e
 echo "build: $(( $(date +%s) - t0 )) s"
 status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  # The host-cost tests time the CPU side of a launch: they run alone, after the parallel run (next to compile
-  # tests on other cores one read 5.77 us where it read 4.67 us alone, 2026-11-22).
-  ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 -E 'HostCost' > "$OUTDIR/ctest.log" 2>&1 || status=1
-  ctest --test-dir "$BUILD_DIR" --output-on-failure -R 'HostCost' >> "$OUTDIR/ctest.log" 2>&1 || status=1
+  # Every ctest test, the slow label (the shape-grid compile) included.
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 > "$OUTDIR/ctest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|RESULT|Failed|\*\*\*" "$OUTDIR/ctest.log" | tail -30
   (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
-  (cd /tmp && "$PYTHON" -m pytest -q -s "$HOPGEMM_ROOT/tests/python/test_gpu.py" -k overhead) 2>&1 | grep "us/call" | tee -a "$OUTDIR/pytest.log"
-  # The host-cost figures themselves (ctest prints them only when a test fails).
-  { "$BUILD_DIR/tests/hopgemm_gpu_tests" --gtest_filter='JitTimings.WarmHost*'
-    "$BUILD_DIR/tests/hopgemm_cpu_tests" --gtest_filter='GpuLoader.LaunchHostCost'; } 2>&1 |
-    grep -E "RESULT|us per call" | tee -a "$OUTDIR/ctest.log"
   tests/gpu/sanitize.sh "$PYTHON" > "$OUTDIR/sanitize.log" 2>&1 || status=1
   grep -E "^(memcheck|racecheck|synccheck):" "$OUTDIR/sanitize.log"
+  # The host cost per call against its targets (C++ <= 5 us, Python <= 12 us): a benchmark run alone, after the
+  # tests (next to compile tests on other cores one read 5.77 us where it read 4.67 us alone, 2026-11-22); it reports,
+  # it does not fail the run.
+  (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/bench/host_cost.py" --cpp "$BUILD_DIR/tests/hopgemm_host_cost") 2>&1 |
+    tee "$OUTDIR/host_cost.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1

@@ -1,10 +1,22 @@
-"""deep_gemm.testing equivalents: the accuracy metric and timing helpers used by tests and benchmarks."""
+"""deep_gemm.testing equivalents (the accuracy metric and timing helpers used by tests and benchmarks), plus
+element-wise checks against float64 references of dequantised inputs (hopgemm/_accuracy.py)."""
 import os
 import statistics
 
+from ._accuracy import (
+    FP8_ACC_TOL,
+    OUTPUT_EPS,
+    assert_close_elementwise,
+    assert_fp8_gemm_close,
+    block_magnitudes,
+    dequantize,
+    fp8_gemm_inputs,
+    fp8_gemm_reference,
+)
 from ._tensors import is_torch_tensor
 
-__all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto"]
+__all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto", "FP8_ACC_TOL", "OUTPUT_EPS", "assert_close_elementwise",
+           "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference"]
 
 
 def calc_diff(x, y):

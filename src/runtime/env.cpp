@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
+#include <charconv>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 
 #include "hopgemm/error.hpp"
 
@@ -40,21 +41,15 @@ bool parse_bool(const std::string& name, const std::string& value) {
 }
 
 int parse_int(const std::string& name, const std::string& value) {
-  // std::stol skips leading blanks and stops at trailing garbage; a strict parser accepts neither.
-  const bool starts_well = !value.empty() && !std::isspace(static_cast<unsigned char>(value.front()));
-  size_t used = 0;
-  long parsed = 0;
-  if (starts_well) {
-    try {
-      parsed = std::stol(value, &used, 10);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-  }
-  if (used == 0 || used != value.size() || parsed < INT32_MIN || parsed > INT32_MAX) {
+  // std::from_chars reads an optional '-' and decimal digits only: no blanks, no '+', no base prefix. Whatever it
+  // leaves unread, or a value out of int's range, is an error.
+  int parsed = 0;
+  const char* end = value.data() + value.size();
+  const auto [stop, error] = std::from_chars(value.data(), end, parsed, 10);
+  if (value.empty() || error != std::errc() || stop != end) {
     throw Error(ErrorKind::kInvalidArgument, name + "='" + value + "' is not a decimal integer");
   }
-  return static_cast<int>(parsed);
+  return parsed;
 }
 
 EnvSettings parse_env(const GetEnv& getenv) {

@@ -1,18 +1,13 @@
-// Every FP8 GEMM kernel (and split-K reduction) the suites select (deepseek-v3, wgrad-pr95; every scale layout)
-// compiles for sm_90a under NVRTC
-// without spills. One NVCC compile checks the second backend. Every split-K reduction variant compiles.
+// FP8 GEMM kernel variants beyond the suites' picks (every consumer schedule, split-K, B scales in registers, scale
+// chunks, three math warpgroups) compile for sm_90a under NVRTC without spills; one NVCC compile checks the second
+// backend. The suites' own kernels are compiled by test_precompile_cli.cpp (through `hopgemm precompile`), the picks
+// over a grid of shapes by tests/slow/test_shape_grid_compile.cpp.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
 #include <cstdio>
-#include <set>
-#include <string>
-#include <thread>
 #include <vector>
 
 #include "api/gemm_sources.hpp"
-#include "api/suites.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 #include "compile/compiled_kernel_checks.hpp"
 #include "jit/compiler.hpp"
@@ -21,17 +16,6 @@ namespace hopgemm {
 namespace {
 
 using testing::expect_clean;
-
-std::vector<jit::KernelSource> distinct_suite_sources() {
-  std::vector<jit::KernelSource> out;
-  std::set<std::string> seen;
-  for (const char* suite : {"deepseek-v3", "wgrad-pr95"}) {
-    for (auto& s : api::gemm_suite_sources(api::suite_gemms(suite), 132)) {
-      if (seen.insert(s.code).second) out.push_back(std::move(s));
-    }
-  }
-  return out;
-}
 
 // A config of `recipe` with its output as the op has it: 1D2D -> BF16 D, 1D1D -> FP32 D += A B^T.
 device::Sm90Fp8GemmConfig recipe_config(int recipe) {
@@ -44,75 +28,12 @@ device::Sm90Fp8GemmConfig recipe_config(int recipe) {
 
 // Each config is valid and its kernel compiles under NVRTC without spills.
 void expect_configs_compile(const std::vector<device::Sm90Fp8GemmConfig>& configs) {
-  const auto compiler = jit::make_nvrtc_compiler();
+  std::vector<jit::KernelSource> sources;
   for (const auto& c : configs) {
     ASSERT_TRUE(device::is_valid(c)) << c.block_m << "x" << c.block_n;
-    const auto s = api::render_sm90_fp8_gemm(c);
-    SCOPED_TRACE(s.code);
-    expect_clean(compiler->compile(s, ""), s);
+    sources.push_back(api::render_sm90_fp8_gemm(c));
   }
-}
-
-TEST(Fp8GemmKernels, SuiteConfigsCompileWithNvrtc) {
-  const auto compiler = jit::make_nvrtc_compiler();
-  const auto sources = distinct_suite_sources();
-  ASSERT_FALSE(sources.empty());
-  double worst = 0;
-  for (const auto& s : sources) {
-    SCOPED_TRACE(s.code);
-    const auto k = compiler->compile(s, "");
-    expect_clean(k, s);
-    worst = std::max(worst, k.compile_seconds);
-    std::printf("%5.2f s  %3d regs  %s\n", k.compile_seconds, k.resources.registers,
-                s.code.substr(s.code.find("Config{")).c_str());
-  }
-  std::printf("%zu kernels, slowest NVRTC compile %.2f s\n", sources.size(), worst);
-}
-
-// Beyond the suites: the config the heuristics pick for any untuned problem must compile without spills too (a
-// spilling pick runs, slowly). A grid of problems of both recipes and every scale layout, each distinct pick
-// compiled on two threads (~500 kernels, about a minute on two cores). Found fused split-K tiles past the register
-// bound (is_valid's fused_ok).
-TEST(Fp8GemmKernels, PicksOverAShapeGridCompileWithoutSpills) {
-  std::set<std::string> seen;
-  std::vector<jit::KernelSource> sources;
-  for (int recipe : {device::kRecipe1D2D, device::kRecipe1D1D}) {
-    for (int sfa_k_major : {0, 1}) {
-      for (int sfb_k_major : {0, 1}) {
-        if (recipe == device::kRecipe1D2D && sfb_k_major == 0) continue;  // 1D2D reads either layout alike
-        for (int64_t m : {1, 16, 64, 96, 128, 200, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192, 16384}) {
-          for (int64_t n : {256, 576, 1024, 1536, 2112, 3072, 4096, 7168, 12288, 24576}) {
-            for (int64_t k : {256, 512, 1536, 2048, 4096, 7168, 16384}) {
-              heuristics::Fp8GemmProblem p;
-              p.m = m;
-              p.n = n;
-              p.k = k;
-              p.recipe = recipe;
-              p.out_dtype = recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
-              p.accumulate = recipe == device::kRecipe1D1D ? 1 : 0;
-              p.sfa_k_major = sfa_k_major;
-              p.sfb_k_major = sfb_k_major;
-              p.num_sms = 132;
-              const auto choice = heuristics::choose_fp8_gemm_config(p);
-              ASSERT_GT(choice.num_tiles, 0) << heuristics::describe(p);
-              auto s = api::render_sm90_fp8_gemm(choice.config);
-              if (seen.insert(s.code).second) sources.push_back(std::move(s));
-            }
-          }
-        }
-      }
-    }
-  }
-  // GoogleTest's assertions are thread-safe where pthreads are: both threads check their kernels with expect_clean.
-  std::atomic<size_t> next{0};
-  auto compile_some = [&] {
-    const auto compiler = jit::make_nvrtc_compiler();
-    for (size_t i; (i = next++) < sources.size();) expect_clean(compiler->compile(sources[i], ""), sources[i]);
-  };
-  std::thread other(compile_some);
-  compile_some();
-  other.join();
-  std::printf("%zu distinct picks compiled\n", sources.size());
+  testing::compile_all_clean(sources);
 }
 
 TEST(Fp8GemmKernels, SplitKVariantsCompileWithNvrtc) {
@@ -291,7 +212,7 @@ TEST(Fp8GemmKernels, ThreeMathWarpgroupsCompileWithNvrtc) {
 
 TEST(Fp8GemmKernels, OneConfigCompilesWithNvcc) {
   const auto compiler = jit::make_nvcc_compiler();
-  const auto s = distinct_suite_sources().front();
+  const auto s = testing::suite_gemm_sources().front();
   const auto k = compiler->compile(s, "");
   expect_clean(k, s);
   std::printf("NVCC compile %.2f s\n", k.compile_seconds);

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
-#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,32 +15,23 @@
 namespace hopgemm {
 namespace {
 
-using testing::expect_clean;
-
-void compile_all(const std::vector<jit::KernelSource>& sources, const char* config_type) {
-  const auto compiler = jit::make_nvrtc_compiler();
+// Distinct sources, compiled on every core through the compile tests' disk cache without spills.
+void compile_all(const std::vector<jit::KernelSource>& sources) {
   std::set<std::string> distinct;
-  for (const auto& s : sources) {
-    SCOPED_TRACE(s.code);
-    EXPECT_TRUE(distinct.insert(s.code).second) << "duplicate source";
-    const auto k = compiler->compile(s, "");
-    expect_clean(k, s);
-    const size_t begin = s.code.find(config_type), end = s.code.find('}', begin);
-    std::printf("%5.2f s  %3d regs  %s\n", k.compile_seconds, k.resources.registers,
-                s.code.substr(begin, end + 1 - begin).c_str());
-  }
+  for (const auto& s : sources) EXPECT_TRUE(distinct.insert(s.code).second) << "duplicate source " << s.code;
+  testing::compile_all_clean(sources);
 }
 
 TEST(LayoutKernels, SuiteConfigsCompileWithNvrtc) {
   const auto sources = api::layout_suite_sources();
   EXPECT_EQ(sources.size(), 3u);
-  compile_all(sources, "SfLayoutConfig{");
+  compile_all(sources);
 }
 
 TEST(QuantizeKernels, SuiteConfigsCompileWithNvrtc) {
   const auto sources = api::quantize_suite_sources();
   EXPECT_EQ(sources.size(), 12u);
-  compile_all(sources, "QuantizeConfig{");
+  compile_all(sources);
 }
 
 TEST(QuantizeKernels, OtherGranularitiesCompileWithNvrtc) {
@@ -52,7 +42,7 @@ TEST(QuantizeKernels, OtherGranularitiesCompileWithNvrtc) {
       sources.push_back(api::render_sm90_quantize_fp8(c));
     }
   }
-  compile_all(sources, "QuantizeConfig{");
+  compile_all(sources);
 }
 
 // PTX of one rendered source, compiled the way the JIT does (sm_90a, C++20, -default-device).
@@ -71,10 +61,13 @@ std::string ptx_of(const jit::KernelSource& source) {
 }
 
 TEST(QuantizeKernels, PtxUsesExactlyRoundedInstructions) {
-  for (const auto& c : api::quantize_suite_configs()) {
-    const auto source = api::render_sm90_quantize_fp8(c);
-    SCOPED_TRACE(source.code);
-    const std::string ptx = ptx_of(source);
+  const auto configs = api::quantize_suite_configs();
+  std::vector<std::string> ptxs(configs.size());
+  testing::parallel_for(configs.size(), [&](size_t i) { ptxs[i] = ptx_of(api::render_sm90_quantize_fp8(configs[i])); });
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const auto& c = configs[i];
+    const std::string& ptx = ptxs[i];
+    SCOPED_TRACE(api::render_sm90_quantize_fp8(c).code);
     EXPECT_NE(ptx.find("max.NaN.f32"), std::string::npos);  // NaN-propagating amax (torch.amax semantics)
     EXPECT_NE(ptx.find("cvt.rn.satfinite.e4m3x2.f32"), std::string::npos);
     EXPECT_NE(ptx.find("rcp.rn.f32"), std::string::npos);   // IEEE 1 / sf

@@ -135,8 +135,10 @@ TEST(Env, ScalarParsers) {
   EXPECT_EQ(parse_int("X", "0"), 0);
   EXPECT_EQ(parse_int("X", "-17"), -17);
   EXPECT_EQ(parse_int("X", "2147483647"), 2147483647);
-  // (" 3" is accepted by parse_int today: std::stol skips leading blanks; reported to the lead.)
-  for (const char* bad : {"", "1.5", "12a", "a12", "2147483648", "3 ", "0x10"}) {
+  EXPECT_EQ(parse_int("X", "-2147483648"), -2147483648);
+  // Strict: blanks on either side, a sign other than a leading '-', a base prefix or a value past int's range.
+  for (const char* bad : {"", " ", "-", "1.5", "12a", "a12", "2147483648", "-2147483649", "99999999999999999999",
+                          " 3", "\t3", "\n3", "3 ", "3\n", "+3", "--3", "- 3", "0x10", "1e3"}) {
     try {
       parse_int("MY_VAR", bad);
       ADD_FAILURE() << "accepted '" << bad << "'";

@@ -318,51 +318,6 @@ TEST(Heuristics, ConfigViolationNamesTheRule) {
   EXPECT_NE(std::string(device::config_violation(c)).find("block_m is 64, 128, 192 or 256"), std::string::npos);
 }
 
-// Golden choices: a change to the model or the tuning table that moves one of these must update this table
-// on purpose (with the measurement that justifies it): rows of tuned problems come from the tuning table
-// (src/heuristics/sm90_fp8_gemm_tuned.inc, measured on the H100 by `hopgemm tune`). Problem {m, n, k, recipe, out_dtype, accumulate,
-// sfa_k_major} -> {block_m, block_n, num_stages, cluster_m, cluster_n}, 132 SMs.
-TEST(Heuristics, GoldenChoices) {
-  struct Golden {
-    int64_t problem[7];
-    int config[5];
-  };
-  const Golden goldens[] = {
-      {{1, 2112, 7168, 0, 0, 0, 1}, {64, 64, 13, 1, 1}},  // fused split-K 4 (BF16 staging: one stage more)
-      {{64, 7168, 16384, 0, 0, 0, 0}, {64, 64, 13, 1, 1}},  // re-tuned after the uniform descriptors: 56.9 us
-      {{128, 7168, 2048, 0, 0, 0, 1}, {128, 64, 8, 1, 1}},  // re-tuned 2026-11-22: 13.2 us
-      {{4096, 7168, 16384, 0, 0, 0, 0}, {256, 128, 4, 1, 2}},
-      {{4096, 7168, 16384, 0, 0, 0, 1}, {256, 128, 4, 1, 2}},
-      {{4096, 2112, 7168, 0, 0, 0, 0}, {128, 192, 4, 1, 1}},  // top-40 tune 2026-11-22: 106.9 us (c2x1 110.3)
-      // Three math warpgroups, bench A/B 2026-11-22 (h100-2026-11-22-bench-three-wgs-{8192,ab}.txt): 790.8 vs 801.0 us
-      // for 256x128 (20.8 waves of 192-row tiles against 15.5 of 256-row ones), 215.7 vs 224.3 us for 128x192.
-      {{8192, 8192, 8192, 0, 0, 0, 0}, {192, 128, 4, 1, 2}},
-      {{4096, 1536, 24576, 0, 0, 0, 0}, {192, 128, 4, 1, 2}},
-      // FP32 D += A B^T reduced from registers: no staging tile, so two more stages than when tuned.
-      {{4096, 7168, 4096, 1, 1, 1, 0}, {256, 80, 5, 1, 2}},
-      {{7168, 2112, 4096, 1, 1, 1, 1}, {128, 152, 6, 1, 1}},  // confirmed tune 2026-11-22 (red epilogue): 177.3 us
-      {{33, 576, 144, 0, 0, 0, 1}, {64, 16, 16, 1, 1}},
-      // 57 tile columns: a cluster along N would run a phantom column (bench A/B with MN-major sfa, 2026-11-22: c2x1
-      // 319.9 us, c1x2 354.5; h100-2026-11-22-ab-model-phantom-tiles.txt). With the ingress term the model ties c1x1
-      // and c2x1 and takes the first: 324.9 us against c2x1's 320.2 (h100-2026-11-22-ab-model-sm-ingress.txt).
-      {{4095, 7176, 7296, 0, 0, 0, 1}, {256, 128, 3, 1, 1}},
-  };
-  // 256x128 at K >= 8192 stages D in its last pipeline stage: 4 stages (harness, H100: +0.8-1.9%).
-  for (const auto& g : goldens) {
-    Fp8GemmProblem p = problem(g.problem[0], g.problem[1], g.problem[2], g.problem[3] == device::kRecipe1D1D);
-    p.out_dtype = static_cast<int32_t>(g.problem[4]);
-    p.accumulate = static_cast<int32_t>(g.problem[5]);
-    p.sfa_k_major = static_cast<int32_t>(g.problem[6]);
-    const auto c = heuristics::choose_fp8_gemm_config(p).config;
-    SCOPED_TRACE(heuristics::describe(p));
-    EXPECT_EQ(c.block_m, g.config[0]);
-    EXPECT_EQ(c.block_n, g.config[1]);
-    EXPECT_EQ(c.num_stages, g.config[2]);
-    EXPECT_EQ(c.cluster_m, g.config[3]);
-    EXPECT_EQ(c.cluster_n, g.config[4]);
-  }
-}
-
 // Small M, large N x K: HBM bounds every width alike. Among the model's ties the width that tiles the B-scale blocks
 // with the fewest waves goes first (H100: 64x128 6-8% faster than the narrow straddling 64x48 the model took before;
 // bench/results/h100-2026-11-22-try-decode-widths.txt).
@@ -400,39 +355,6 @@ TEST(Heuristics, TableEntriesMayNameWhatTheModelPrunes) {
   Fp8GemmProblem row = p;
   row.sfa_k_major = 1;  // row-major A scales: the table's entry for them visits tiles in bands of 1
   EXPECT_EQ(heuristics::choose_fp8_gemm_config(row).launch.raster_band, 1);
-}
-
-// Every row `hopgemm tune` measured is what the heuristics return for its problem, split-K included
-// (a lookup that silently fell back to the model for k_splits > 1 cost 0.59x at 4096x512x32768).
-TEST(Heuristics, EveryTunedEntryIsChosen) {
-  ASSERT_FALSE(heuristics::tuned_fp8_gemm_table().empty());
-  for (const auto& e : heuristics::tuned_fp8_gemm_table()) {
-    Fp8GemmProblem p;
-    p.m = e.m;
-    p.n = e.n;
-    p.k = e.k;
-    p.recipe = e.recipe;
-    p.out_dtype = e.out_dtype;
-    p.accumulate = e.accumulate;
-    p.sfa_k_major = e.sfa_k_major;
-    p.sfb_k_major = e.sfb_k_major;
-    p.num_sms = e.num_sms;
-    // As tune measured them: row-major scales contiguous (16-byte rows where K / 128 is a multiple of 4).
-    const int64_t sf_k = device::ceil_div<int64_t>(e.k, 128);
-    p.sf_rows_tma = (e.sfa_k_major == 1 || e.sfb_k_major == 1) && heuristics::sf_rows_tma_ok(sf_k, sf_k, 0) ? 1 : 0;
-    SCOPED_TRACE(heuristics::describe(p));
-    const auto choice = heuristics::choose_fp8_gemm_config(p);
-    const auto& c = choice.config;
-    EXPECT_EQ(c.block_m, e.block_m);
-    EXPECT_EQ(c.block_n, e.block_n);
-    // As many stages as fit: what tune measured, or more where the shared-memory layout has since shrunk.
-    EXPECT_GE(c.num_stages, e.num_stages);
-    EXPECT_EQ(c.num_stages, heuristics::max_stages(c));
-    EXPECT_EQ(c.cluster_m, e.cluster_m);
-    EXPECT_EQ(c.cluster_n, e.cluster_n);
-    EXPECT_EQ(choice.launch.raster_band, e.raster_band);
-    EXPECT_EQ(c.k_splits, e.k_splits);
-  }
 }
 
 }  // namespace

@@ -5,9 +5,6 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -20,7 +17,6 @@
 #include "jit/disk_cache.hpp"
 #include "jit/kernel_cache.hpp"
 #include "jit/loader.hpp"
-#include "runtime/driver.hpp"
 
 namespace {
 
@@ -154,62 +150,6 @@ TEST_F(GpuLoader, MissInsideCaptureIsRefusedHitIsFine) {
   if (graph != nullptr) cudaGraphDestroy(graph);
   EXPECT_FALSE(disk_cache_contains(tiny_kernel_source(33), default_compiler())) << "nothing compiled in capture";
   cudaStreamDestroy(stream);
-}
-
-TEST_F(GpuLoader, LaunchHostCost) {
-  const CompiledKernel compiled = get_or_compile(tiny_kernel_source(34), default_compiler()).kernel;
-  LoadedKernel kernel(compiled);
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  float* out = nullptr;
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 128 * sizeof(float)), cudaSuccess);
-  const hopgemm_test::TinyParams params{out, 128};
-  LaunchGeometry geometry;
-  geometry.block_x = 128;
-  for (int i = 0; i < 100; ++i) launch(kernel, geometry, &params, stream);
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  // Batches well under the driver's launch-queue depth (a full queue would time the GPU, not the host);
-  // the best batch is the host cost without interference from other processes.
-  auto best_us_per_call = [&](auto&& call) {
-    constexpr int kLaunches = 200, kBatches = 5;
-    double best = 1e30;
-    for (int batch = 0; batch < kBatches; ++batch) {
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < kLaunches; ++i) call();
-      best = std::min(best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
-                                kLaunches);
-      EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    }
-    return best;
-  };
-  const double us = best_us_per_call([&] { launch(kernel, geometry, &params, stream); });
-  // Where the time goes: the driver's own launch of the same function, bare and with the PDL attribute that
-  // launch() adds, and the stream-context query launch() makes per call.
-  const auto& api = hopgemm::runtime::driver("LaunchHostCost");
-  const auto cu_stream = reinterpret_cast<CUstream>(stream);
-  CUcontext context = nullptr;
-  CUgreenCtx green = nullptr;
-  ASSERT_EQ(api.cuStreamGetCtx(cu_stream, &context, &green), CUDA_SUCCESS);
-  const CUfunction function = kernel.function_in(context, 0);
-  void* args[] = {const_cast<void*>(static_cast<const void*>(&params))};
-  CUlaunchConfig config{};
-  config.gridDimX = config.gridDimY = config.gridDimZ = 1;
-  config.blockDimX = 128;
-  config.blockDimY = config.blockDimZ = 1;
-  config.hStream = cu_stream;
-  const double bare_us = best_us_per_call([&] { api.cuLaunchKernelEx(&config, function, args, nullptr); });
-  CUlaunchAttribute pdl{};
-  pdl.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  pdl.value.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &pdl;
-  config.numAttrs = 1;
-  const double pdl_us = best_us_per_call([&] { api.cuLaunchKernelEx(&config, function, args, nullptr); });
-  const double ctx_us = best_us_per_call([&] { api.cuStreamGetCtx(cu_stream, &context, &green); });
-  cudaFree(out);
-  cudaStreamDestroy(stream);
-  std::printf("launch(): %.2f us per call (host); cuLaunchKernelEx alone %.2f us bare, %.2f us with PDL; "
-              "cuStreamGetCtx %.3f us\n", us, bare_us, pdl_us, ctx_us);
-  EXPECT_LT(us, 5.0);
 }
 
 }  // namespace

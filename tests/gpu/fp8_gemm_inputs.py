@@ -1,31 +1,31 @@
-"""Inputs and the float64 reference shared by the FP8 GEMM GPU tests (imported after their skip checks)."""
+"""Inputs and checks shared by the FP8 GEMM GPU tests (imported after their skip checks): hopgemm.testing's
+magnitude-varied inputs and element-wise bound against the float64 reference of the dequantised inputs, plus calc_diff."""
 import torch
 
-from hopgemm.utils import per_block_cast_to_fp8, per_token_cast_to_fp8
+from hopgemm.testing import assert_fp8_gemm_close, calc_diff, fp8_gemm_inputs, fp8_gemm_reference
+
+# calc_diff bars (DeepGEMM's metric, kept beside the element-wise bound): the reference is exact on the dequantised
+# inputs, so the error is the output rounding (BF16: ~1e-6) plus the tensor cores' accumulation; the issue's bar is 1e-3.
+TOL_BF16, TOL_FP32 = 2e-5, 1e-5
 
 
 def make_inputs(m, n, k, recipe_1d1d=False, seed=0):
-    """Random BF16 A [m, k] and B [n, k] quantised as the recipe wants: A per 1x128, B per 128x128 (1D2D) or
-    per 1x128 (1D1D). Returns (a8, sfa, b8, sfb)."""
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    a8, sfa = per_token_cast_to_fp8(a)
-    b8, sfb = per_token_cast_to_fp8(b) if recipe_1d1d else per_block_cast_to_fp8(b)
-    return a8, sfa, b8, sfb
-
-
-def dequant(x8, sf, block_rows):
-    """x8 [R, K] FP8 with sf [ceil(R/block_rows), ceil(K/128)] -> float64."""
-    r, k = x8.shape
-    s = sf.double().repeat_interleave(block_rows, 0)[:r].repeat_interleave(128, 1)[:, :k]
-    return x8.double() * s
+    """(a8, sfa, b8, sfb): A [m, k] per 1x128, B [n, k] per 128x128 (1D2D) or per 1x128 (1D1D), with magnitudes that
+    differ from one scale block to the next (hopgemm.testing.fp8_gemm_inputs)."""
+    return fp8_gemm_inputs(m, n, k, 1 if recipe_1d1d else 128, seed)
 
 
 def reference(a8, sfa, b8, sfb, recipe_1d1d, c=None):
     """float64 (A sfa) (B sfb)^T (+ C) of the dequantised inputs."""
-    ref = dequant(a8, sfa, 1) @ dequant(b8, sfb, 1 if recipe_1d1d else 128).T
-    return ref if c is None else ref + c.double()
+    return fp8_gemm_reference(a8, sfa, b8, sfb, 1 if recipe_1d1d else 128, c)[0]
+
+
+def check(d, a8, sfa, b8, sfb, recipe_1d1d, c=None):
+    """d against the reference: every element written (no NaN left of the poison) and within its own bound
+    (hopgemm.testing.assert_fp8_gemm_close: a wrong tile or strip fails, naming where), and calc_diff under the bar of
+    d's dtype."""
+    ref = assert_fp8_gemm_close(d, a8, sfa, b8, sfb, 1 if recipe_1d1d else 128, c)
+    assert calc_diff(d, ref) < (TOL_BF16 if d.dtype == torch.bfloat16 else TOL_FP32)
 
 
 def poisoned(m, n, dtype):

@@ -209,6 +209,14 @@ std::string shape_name(const Shape& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
 }
 
+// A baseline that reports a shape unsupported says which shape and leaves its output untouched (still NaN): "correct
+// or unsupported" then asserts something on either path.
+void expect_clean_refusal(const Error& e, const Shape& s, const DeviceBuffer& d) {
+  const std::string shape = "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k);
+  EXPECT_NE(std::string(e.what()).find(shape), std::string::npos) << e.what();
+  EXPECT_EQ(count_nonfinite(download_bf16(d)), static_cast<size_t>(s.m * s.n)) << "an unsupported call wrote to d";
+}
+
 // Runs the blockwise baseline on host-quantised data; nullopt where cuBLASLt reports the shape unsupported.
 // `mn_major_pad` > 0 hands the converter DeepGEMM's MN-major sfa with that many padding columns (TMA-aligned
 // layout) instead of a row-major one.
@@ -242,6 +250,7 @@ std::optional<double> blockwise_diff(CublasLtBaselines& lt, const Shape& s, uint
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kUnsupported) throw;
     std::printf("  fp8_blockwise %s: unsupported (%s)\n", shape_name(s).c_str(), e.what());
+    expect_clean_refusal(e, s, d_dev);
     return std::nullopt;
   }
   const std::vector<double> d = download_bf16(d_dev);
@@ -341,6 +350,7 @@ std::optional<double> per_tensor_diff(CublasLtBaselines& lt, const Shape& s, uin
     if (e.kind() != ErrorKind::kUnsupported) throw;
     std::printf("  fp8_per_tensor %s (scale_b at +%d floats): unsupported (%s)\n", shape_name(s).c_str(),
                 scale_b_offset, e.what());
+    expect_clean_refusal(e, s, d_dev);
     return std::nullopt;
   }
   const std::vector<double> d = download_bf16(d_dev);

@@ -15,7 +15,7 @@ if not hasattr(torch.library, "custom_op") or not hasattr(torch.library, "opchec
     pytest.skip("needs torch >= 2.4 (torch.library.custom_op, opcheck)", allow_module_level=True)
 
 import hopgemm  # noqa: E402
-from hopgemm.testing import calc_diff  # noqa: E402
+from hopgemm.testing import assert_fp8_gemm_close, calc_diff  # noqa: E402
 from hopgemm.utils import per_block_cast_to_fp8  # noqa: E402
 
 from fp8_gemm_inputs import make_inputs, poisoned  # noqa: E402
@@ -207,9 +207,8 @@ def test_torch_compile_fullgraph_matches_eager(dynamic):
         got = compiled(x, w8, sfw)
         check_same(got, expected)
         x8, sfx = got[1], got[2]
-        ref = (x8.double() * sfx.double().repeat_interleave(128, 1)) @ \
-            (w8.double() * sfw.double().repeat_interleave(128, 0).repeat_interleave(128, 1)).T
-        assert calc_diff(got[0], ref) < 2e-5  # against the dequantised operands: only BF16 output rounding
+        ref = assert_fp8_gemm_close(got[0], x8, sfx, w8, sfw, 128)  # every element, against the dequantised operands
+        assert calc_diff(got[0], ref) < 2e-5
 
 
 def test_torch_compile_accumulate_into_fp32_output():
