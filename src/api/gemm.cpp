@@ -257,21 +257,22 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
                      cudaStream_t stream) {
   const auto& p = r.problem;
   const jit::LoadedKernel& kernel = kernel_cache().get(cfg, op, stream);
-  // Split-K: everything that may refuse inside a capture (kernel loads, workspace growth) comes before the
+  // Split-K: everything that may refuse inside a capture (kernel loads, the workspace) comes before the
   // first launch, so a refused call enqueues nothing.
   const jit::LoadedKernel* reduce = nullptr;
-  void* workspace = nullptr;
-  void* tile_counters = nullptr;
+  size_t counter_bytes = 0, partial_bytes = 0;
   if (cfg.k_splits > 1 && cfg.splitk_fused == 1) {
     // Whole tiles of partials, and one counter per tile (zero between calls: the kernel resets its own).
     const size_t tiles = size_t(ceil_div64(p.m, cfg.block_m)) * size_t(ceil_div64(p.n, cfg.block_n));
-    workspace = runtime::workspace(tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4, stream, op);
-    tile_counters = runtime::zeroed_workspace(tiles * 4, stream, op);
+    partial_bytes = tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4;
+    counter_bytes = tiles * 4;
   } else if (cfg.k_splits > 1) {
     reduce = &reduce_kernel_cache().get(Sm90SplitkReduceConfig{cfg.out_dtype, cfg.accumulate}, op, stream);
-    workspace = runtime::workspace(size_t(cfg.k_splits) * size_t(p.m) * size_t(p.n) * 4, stream, op);
+    partial_bytes = size_t(cfg.k_splits) * size_t(p.m) * size_t(p.n) * 4;
   }
-  const Sm90Fp8GemmParams params = make_params(cfg, r, a, sfa, b, sfb, d, workspace, tile_counters, op);
+  const runtime::Workspace workspace(counter_bytes, partial_bytes, stream, op);  // held until the last launch
+  const Sm90Fp8GemmParams params =
+      make_params(cfg, r, a, sfa, b, sfb, d, workspace.partials(), workspace.counters(), op);
   jit::LaunchGeometry geometry;
   geometry.grid_x = cfg.num_sms;
   geometry.block_x = device::num_threads(cfg);
@@ -287,7 +288,7 @@ void launch_fp8_gemm(const char* op, const Sm90Fp8GemmConfig& cfg, const Resolve
   if (reduce == nullptr) return;
 
   Sm90SplitkReduceParams reduce_params{};
-  reduce_params.partials = static_cast<const float*>(workspace);
+  reduce_params.partials = static_cast<const float*>(workspace.partials());
   reduce_params.d = d.data;
   reduce_params.ldd = d.stride(0);
   reduce_params.split_stride = p.m * p.n;
