@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Build everything and run every test: C++ (CPU, compile, GPU) through ctest, Python through pytest.
-# GPU tests skip with a printed reason where no GPU is present.
+# GPU tests skip with a printed reason where no GPU is present. torch is installed for the tests that use it
+# (HOPGEMM_TORCH=0: not installed, those tests skip).
 set -euo pipefail
 source "$(dirname "$0")/setup_env.sh"
+ensure_torch
 "$HOPGEMM_ROOT/scripts/build.sh"
 cd "$HOPGEMM_ROOT"
 status=0
