@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The main job. With an SM90 GPU: `hopgemm bench` on the embedded deepseek-v3 suite against the
 # cuBLASLt baselines (table, JSON and plot in bench/results/). Without one: precompile the suite's
-# kernels for sm_90a and report how many were built and how long it took.
+# kernels for sm_90a and report how many were built and how long it took. Builds only the CLI.
 set -euo pipefail
 source "$(dirname "$0")/setup_env.sh"
-"$HOPGEMM_ROOT/scripts/build.sh"
 cd "$HOPGEMM_ROOT"
+echo "building the hopgemm command (log: $BUILD_DIR/build-cli.log)"
+mkdir -p "$BUILD_DIR"
+build_cli "$BUILD_DIR/build-cli.log"
 if nvidia-smi -L 2>/dev/null | grep -q "GPU"; then
+  pip_ensure matplotlib:matplotlib  # --plot
   exec "$BUILD_DIR/hopgemm" bench --suite deepseek-v3 --plot "$@"
 else
   echo "no GPU found: precompiling instead of benchmarking"

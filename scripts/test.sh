@@ -2,8 +2,11 @@
 # Build everything and run every test: C++ (CPU, compile, GPU) through ctest, Python through pytest.
 # GPU tests skip with a printed reason where no GPU is present. Tests labelled `slow` (the shape-grid compile) are left
 # out here; the GPU routine (scripts/gpu_check.sh) runs them, or: ctest --test-dir build -L slow.
+# torch is installed for the tests that use it
+# (HOPGEMM_TORCH=0: not installed, those tests skip).
 set -euo pipefail
 source "$(dirname "$0")/setup_env.sh"
+ensure_torch
 "$HOPGEMM_ROOT/scripts/build.sh"
 cd "$HOPGEMM_ROOT"
 status=0

@@ -15,10 +15,6 @@ from ._C import (  # noqa: E402
     DeviceInfo,
     PrecompileReport,
     device_info,
-    fp8_gemm_nn,
-    fp8_gemm_nt,
-    fp8_gemm_tn,
-    fp8_gemm_tt,
     get_cache_dir,
     get_jit_policy,
     get_num_sms,
@@ -33,6 +29,7 @@ from ._C import (  # noqa: E402
     set_pdl,
     set_tc_util,
 )
+from ._gemm import fp8_gemm_nn, fp8_gemm_nt, fp8_gemm_tn, fp8_gemm_tt  # noqa: E402
 from ._layout import (  # noqa: E402
     get_k_alignment_for_contiguous_layout,
     get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor,

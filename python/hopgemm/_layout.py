@@ -1,7 +1,7 @@
 """Scale-factor layout utilities with deep_gemm's names and semantics (reference §1.1, §2).
 
 The kernels are in the C++ library; this module allocates their outputs like the input."""
-from . import _C
+from . import _C, _dispatch
 from ._tensors import empty, empty_strided, shape_of
 
 get_tma_aligned_size = _C.get_tma_aligned_size
@@ -35,9 +35,18 @@ def get_theoretical_mk_alignment_for_contiguous_layout(expected_m=None):
 def get_mn_major_tma_aligned_tensor(sf):
     """FP32 scale factors [mn, sf_k] or [G, mn, sf_k] in the MN-major TMA-aligned layout: strides
     (1, tma_mn) (and tma_mn * sf_k for G), tma_mn = get_tma_aligned_size(mn, 4). Returns `sf` itself when
-    it already has that layout, else a new tensor of the same framework and device."""
+    it already has that layout, else a new tensor of the same framework and device (under torch.compile: always
+    a new tensor, as torch.ops.hopgemm.get_mn_major_tma_aligned_tensor returns)."""
+    if _dispatch.is_compiling():
+        return _dispatch.ops.get_mn_major_tma_aligned_tensor(sf)
     if _C.is_mn_major_tma_aligned(sf):
         return sf
+    return relayout_mn_major_tma_aligned(sf)
+
+
+def relayout_mn_major_tma_aligned(sf):
+    """A new tensor holding `sf` in the MN-major TMA-aligned layout (the kernel, without the dispatch and the
+    early return of get_mn_major_tma_aligned_tensor)."""
     shape = shape_of(sf)
     out = empty_strided(sf, shape, _C.mn_major_tma_aligned_strides(shape, 4), "float32", "sf")
     _C.get_mn_major_tma_aligned_tensor(sf, out)

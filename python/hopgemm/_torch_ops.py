@@ -5,13 +5,14 @@ Importing this module registers the ops; it imports torch. ``hopgemm`` imports i
 hopgemm`` when torch is already imported, else right after the first ``import torch`` (a post-import hook),
 or when you call ``hopgemm.register_torch_ops()`` / read ``hopgemm.torch_ops``.
 
-The plain ``hopgemm.fp8_gemm_nt(...)`` path does not go through these ops: the dispatcher adds several
-microseconds per call. Use ``torch.ops.hopgemm.*`` inside code that torch.compile traces (a call into the
-nanobind extension is opaque to Dynamo and breaks the graph).
+The plain functions (``hopgemm.fp8_gemm_nt``, ``hopgemm.utils.per_token_cast_to_fp8``, ...) call these ops only
+while torch.compile traces them (hopgemm/_dispatch.py); eagerly they call the extension directly, since the
+dispatcher adds several microseconds per call.
 
 Ops (all on CUDA tensors; ``d`` is written in place, every other op returns new tensors, never an input):
 
-    fp8_gemm_nt(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d, Tensor? c=None, SymInt[]? recipe=None) -> ()
+    fp8_gemm_nt(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d, Tensor? c=None, SymInt[]? recipe=None,
+                SymInt[]? recipe_a=None, SymInt[]? recipe_b=None) -> ()
     fp8_gemm_nn / fp8_gemm_tn / fp8_gemm_tt: the same schema
     per_token_cast_to_fp8(Tensor x, bool use_ue8m0=False, SymInt gran_k=128) -> (Tensor, Tensor)
     per_block_cast_to_fp8 / per_channel_cast_to_fp8: the same schema
@@ -25,7 +26,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from . import _C, _layout, utils
+from . import _C, _dispatch, _layout, utils
 
 NAMESPACE = "hopgemm"
 _E4M3 = torch.float8_e4m3fn
@@ -48,20 +49,26 @@ def _register(name, fn, mutates_args, fake):
 
 # ---- FP8 GEMMs: D = C + A @ B^T, d written in place ------------------------------------------------------
 
-def _gemm_fake(a, sfa, b, sfb, d, c=None, recipe=None):
+def _gemm_fake(a, sfa, b, sfb, d, c=None, recipe=None, recipe_a=None, recipe_b=None):
     # Nothing to allocate: the op only writes d. Shapes and dtypes are checked by the real kernel.
     return None
+
+
+def _tuple(recipe):
+    return None if recipe is None else tuple(recipe)
 
 
 def _make_gemm(name):
     kernel = getattr(_C, name)
 
+    # compiled_dims and disable_ue8m0_cast change nothing on SM90: the ops leave them out.
     def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, c: Optional[Tensor] = None,
-             recipe: Optional[List[int]] = None) -> None:
-        kernel((a, sfa), (b, sfb), d, c, None if recipe is None else tuple(recipe))
+             recipe: Optional[List[int]] = None, recipe_a: Optional[List[int]] = None,
+             recipe_b: Optional[List[int]] = None) -> None:
+        kernel((a, sfa), (b, sfb), d, c, _tuple(recipe), _tuple(recipe_a), _tuple(recipe_b))
 
     gemm.__name__ = gemm.__qualname__ = name
-    gemm.__doc__ = f"hopgemm.{name}((a, sfa), (b, sfb), d, c, recipe) as a torch op (mutates d)."
+    gemm.__doc__ = f"hopgemm.{name}((a, sfa), (b, sfb), d, c, recipe, recipe_a, recipe_b) as a torch op (mutates d)."
     return gemm
 
 
@@ -71,42 +78,25 @@ for _name in ("fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"):
 
 # ---- FP8 quantisers: functional, (x_fp8 e4m3 [m, n], sf FP32) -------------------------------------------
 
-def _check_2d(op, x, gran_k):
-    if gran_k <= 0:
-        raise ValueError(f"{op}: gran_k={gran_k} must be positive")
-    if x.dim() != 2:
-        raise ValueError(f"{op}: argument 'x' must be 2-D [m, n], got shape {list(x.shape)}")
-    return x.shape[0], x.shape[1]
-
-
-def _cast_fake(op, sf_shape):
+def _cast_fake(op):
     def fake(x, use_ue8m0=False, gran_k=128):
-        m, n = _check_2d(op, x, gran_k)
-        if op == "per_channel_cast_to_fp8" and m % gran_k != 0:
-            raise ValueError(f"{op}: m={m} must be a multiple of gran_k={gran_k}")
-        return x.new_empty((m, n), dtype=_E4M3), x.new_empty(sf_shape(m, n, gran_k), dtype=torch.float32)
+        m, n = utils._check_cast_args(op, x.shape, gran_k)
+        return x.new_empty((m, n), dtype=_E4M3), x.new_empty(utils._SF_SHAPES[op](m, n, gran_k), dtype=torch.float32)
 
     return fake
 
 
 def _make_cast(name):
-    impl = getattr(utils, name)
-
     def cast(x: Tensor, use_ue8m0: bool = False, gran_k: int = 128) -> Tuple[Tensor, Tensor]:
-        return impl(x, use_ue8m0, gran_k)
+        return utils._cast_to_fp8(name, x, use_ue8m0, gran_k)
 
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"hopgemm.utils.{name} as a torch op: x [m, n] -> (x_fp8, sf), new tensors."
     return cast
 
 
-_SF_SHAPES = {
-    "per_token_cast_to_fp8": lambda m, n, g: (m, _ceil_div(n, g)),
-    "per_block_cast_to_fp8": lambda m, n, g: (_ceil_div(m, g), _ceil_div(n, g)),
-    "per_channel_cast_to_fp8": lambda m, n, g: (m // g, n),
-}
-for _name, _sf_shape in _SF_SHAPES.items():
-    _register(_name, _make_cast(_name), (), _cast_fake(_name, _sf_shape))
+for _name in utils._SF_SHAPES:
+    _register(_name, _make_cast(_name), (), _cast_fake(_name))
 
 
 # ---- Scale-factor layout: always a new tensor in the MN-major TMA-aligned layout -------------------------
@@ -143,17 +133,20 @@ def get_mn_major_tma_aligned_tensor(sf: Tensor) -> Tensor:
                                   device=sf.device)
         out.copy_(sf)
         return out
-    return _layout.get_mn_major_tma_aligned_tensor(sf)
+    return _layout.relayout_mn_major_tma_aligned(sf)
 
 
 _register("get_mn_major_tma_aligned_tensor", get_mn_major_tma_aligned_tensor, (), _mn_major_fake)
 
-del _name, _sf_shape
+del _name
 
 
 def namespace():
     """torch.ops.hopgemm."""
     return getattr(torch.ops, NAMESPACE)
+
+
+_dispatch.use_torch_ops(torch)
 
 
 __all__ = ["OPS", "NAMESPACE", "namespace", "mn_major_tma_aligned_strides"]

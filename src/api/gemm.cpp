@@ -243,17 +243,18 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
   const Sm90Fp8GemmConfig& cfg = choice.config;
   const auto& p = r.problem;
   const jit::LoadedKernel& kernel = kernel_cache().get(cfg, op, stream);
-  // Split-K: everything that may refuse inside a capture (the kernel load, workspace growth) comes before the
+  // Split-K: everything that may refuse inside a capture (the kernel load, the workspace) comes before the
   // launch, so a refused call enqueues nothing.
-  void* workspace = nullptr;
-  void* tile_counters = nullptr;
+  size_t counter_bytes = 0, partial_bytes = 0;
   if (cfg.k_splits > 1) {
     // Whole tiles of partials, and one counter per tile (zero between calls: the kernel resets its own).
     const size_t tiles = size_t(ceil_div64(p.m, cfg.block_m)) * size_t(ceil_div64(p.n, cfg.block_n));
-    workspace = runtime::workspace(tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4, stream, op);
-    tile_counters = runtime::zeroed_workspace(tiles * 4, stream, op);
+    partial_bytes = tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4;
+    counter_bytes = tiles * 4;
   }
-  const Sm90Fp8GemmParams params = make_params(cfg, choice.launch, r, a, sfa, b, sfb, d, workspace, tile_counters, op);
+  const runtime::Workspace workspace(counter_bytes, partial_bytes, stream, op);  // held until the launch
+  const Sm90Fp8GemmParams params =
+      make_params(cfg, choice.launch, r, a, sfa, b, sfb, d, workspace.partials(), workspace.counters(), op);
   jit::LaunchGeometry geometry;
   geometry.cluster_x = device::cluster_size(cfg);
   geometry.grid_x = choice.launch.num_sms - choice.launch.num_sms % geometry.cluster_x;

@@ -1,0 +1,37 @@
+"""Lets torch.compile trace the plain hopgemm functions.
+
+Dynamo cannot trace a call into the nanobind extension, so each plain function that has a torch.library op
+(hopgemm/_torch_ops.py) starts with ``if _dispatch.is_compiling(): return <the op>``. Until the ops are registered
+nothing can be compiling, and ``is_compiling`` is a function that returns False; registration swaps in
+``torch.compiler.is_compiling``, which Dynamo folds to True while tracing and which costs eager calls one more
+Python call (about 0.1 us). Never imports torch.
+"""
+
+
+def _never():
+    return False
+
+
+is_compiling = _never
+ops = None  # torch.ops.hopgemm once registered
+
+
+def use_torch_ops(torch):
+    """Called by hopgemm/_torch_ops.py once every op is registered: plain calls made while torch.compile traces go
+    to torch.ops.hopgemm from now on."""
+    global is_compiling, ops
+    ops = torch.ops.hopgemm
+    compiler = getattr(torch, "compiler", None)  # torch.compiler.is_compiling: torch >= 2.3
+    is_compiling = getattr(compiler, "is_compiling", _never)
+
+
+def fp8_gemm(name, a, b, d, c, recipe, recipe_a, recipe_b, stream):
+    """The torch op behind the plain GEMM `name` (a and b are (tensor, scale factors) pairs)."""
+    if stream is not None:
+        raise ValueError(f"{name}: stream= cannot be traced by torch.compile; enter `with torch.cuda.stream(s):` "
+                         "around the call instead")
+    return getattr(ops, name)(a[0], a[1], b[0], b[1], d, c, _as_list(recipe), _as_list(recipe_a), _as_list(recipe_b))
+
+
+def _as_list(recipe):
+    return None if recipe is None else list(recipe)
