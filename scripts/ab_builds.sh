@@ -24,7 +24,8 @@
 # four times per build in ABBA order.
 # Env: AB_SUITES (default "deepseek-v3 wgrad-pr95"), AB_SHAPES, AB_ITERS (default 30), AB_BENCH_ARGS (extra bench
 # options for both builds, e.g. "--sfa row"), AB_WORK (default /tmp/hopgemm-ab: build logs, every run's JSON and log,
-# the summary ab-summary.txt). HOPGEMM_COMMIT names this tree in the summary.
+# the summary ab-summary.txt), AB_SUMMARY_ONLY=1 (no builds or runs: the summary of the runs already in AB_WORK, e.g.
+# after a call cut off at the time limit, on the still-warm machine). HOPGEMM_COMMIT names this tree in the summary.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
@@ -52,19 +53,17 @@ iters="${AB_ITERS:-30}"
 unset HOPGEMM_INCLUDE_DIR  # each CLI must JIT-compile its own tree's device headers (its build's default)
 export HOPGEMM_VENV="${HOPGEMM_VENV:-/tmp/hopgemm-venv}"
 mkdir -p "$work"
-rm -f "$work"/run-*.json "$work"/run-*.log "$work"/host-*.txt "$work"/precompile-*.log
 t_start=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - t_start )) s"; }
 build_dir() { echo "/tmp/hopgemm-ab-$1-build"; }
 cache_dir() { echo "/tmp/hopgemm-ab-$1-cache"; }
 
-# The venv (and any missing build package) once, before the two builds run side by side.
-(source scripts/setup_env.sh) > "$work/setup.log" 2>&1 || { tail -20 "$work/setup.log"; exit 1; }
-
 # build SIDE SRC: the CLI and the GPU test binary of SRC (its own scripts/setup_env.sh and build_cli).
 build() {
   (
-    export HOPGEMM_BUILD_DIR; HOPGEMM_BUILD_DIR="$(build_dir "$1")"
+    # shellcheck disable=SC2030  # this build's own dir, in its subshell on purpose
+    HOPGEMM_BUILD_DIR="$(build_dir "$1")"
+    export HOPGEMM_BUILD_DIR
     # shellcheck disable=SC1091
     source "$2/scripts/setup_env.sh" || exit 1
     set +e
@@ -73,49 +72,58 @@ build() {
       echo "$1: the GPU test binary did not build (no host-cost figure for it; $work/build-$1.log)"
   )
 }
-build old "$old_src" & pid_old=$!
-build new "$new_src" & pid_new=$!
-ok=1
-wait "$pid_old" || { echo "old build failed"; ok=0; }
-wait "$pid_new" || { echo "new build failed"; ok=0; }
-[ "$ok" = 1 ] || { tail -30 "$work"/build-*.log; exit 1; }
-echo "built both CLIs: $(elapsed)"
-
 cli() { HOPGEMM_CACHE_DIR="$(cache_dir "$1")" "$(build_dir "$1")/hopgemm" "${@:2}"; }
-for side in old new; do
-  [ ${#shapes[@]} -gt 0 ] && break
-  for suite in "${suites[@]}"; do
-    cli "$side" precompile --suite "$suite" --jobs "$(nproc)" >> "$work/precompile-$side.log" 2>&1 ||
-      echo "precompile $side $suite failed (its kernels compile in the bench's warm-ups instead):" \
-        "$(tail -1 "$work/precompile-$side.log")"
-  done
-done
-echo "precompiled: $(elapsed)"
 
-for round in $(seq "$rounds"); do
-  order=(old new); [ $((round % 2)) = 0 ] && order=(new old)
-  for i in "${!selections[@]}"; do
-    group="${selections[$i]%%|*}"
-    read -r -a selection <<< "${selections[$i]#*|}"
-    for side in "${order[@]}"; do
-      run="$work/run-$side-$group-r$round-$i"
-      cli "$side" bench "${selection[@]}" --iters "$iters" "${bench_args[@]}" --out "$run.json" > "$run.log" 2>&1 ||
-        echo "round $round $side ${selection[*]}: bench failed ($(tail -1 "$run.log"))"
+# Builds, precompiles, runs the rounds and the host-cost test, into $work.
+measure() {
+  rm -f "$work"/run-*.json "$work"/run-*.log "$work"/host-*.txt "$work"/precompile-*.log
+  # The venv (and any missing build package) once, before the two builds run side by side.
+  (source scripts/setup_env.sh) > "$work/setup.log" 2>&1 || { tail -20 "$work/setup.log"; exit 1; }
+
+  build old "$old_src" & pid_old=$!
+  build new "$new_src" & pid_new=$!
+  ok=1
+  wait "$pid_old" || { echo "old build failed"; ok=0; }
+  wait "$pid_new" || { echo "new build failed"; ok=0; }
+  [ "$ok" = 1 ] || { tail -30 "$work"/build-*.log; exit 1; }
+  echo "built both CLIs: $(elapsed)"
+
+  for side in old new; do
+    [ ${#shapes[@]} -gt 0 ] && break
+    for suite in "${suites[@]}"; do
+      cli "$side" precompile --suite "$suite" --jobs "$(nproc)" >> "$work/precompile-$side.log" 2>&1 ||
+        echo "precompile $side $suite failed (its kernels compile in the bench's warm-ups instead):" \
+          "$(tail -1 "$work/precompile-$side.log")"
     done
   done
-  echo "round $round done: $(elapsed)"
-done
+  echo "precompiled: $(elapsed)"
 
-for rep in 1 2 3 4; do
-  order=(old new); [ $((rep % 2)) = 0 ] && order=(new old)
-  for side in "${order[@]}"; do
-    tests="$(build_dir "$side")/tests/hopgemm_gpu_tests"
-    [ -x "$tests" ] || continue
-    HOPGEMM_BENCH_OUT="" HOPGEMM_CACHE_DIR="$(cache_dir "$side")" "$tests" \
-      --gtest_filter='JitTimings.WarmHostCostPerGemmCall' 2>&1 | grep '^RESULT' >> "$work/host-$side.txt"
+  for round in $(seq "$rounds"); do
+    order=(old new); [ $((round % 2)) = 0 ] && order=(new old)
+    for i in "${!selections[@]}"; do
+      group="${selections[$i]%%|*}"
+      read -r -a selection <<< "${selections[$i]#*|}"
+      for side in "${order[@]}"; do
+        run="$work/run-$side-$group-r$round-$i"
+        cli "$side" bench "${selection[@]}" --iters "$iters" "${bench_args[@]}" --out "$run.json" > "$run.log" 2>&1 ||
+          echo "round $round $side ${selection[*]}: bench failed ($(tail -1 "$run.log"))"
+      done
+    done
+    echo "round $round done: $(elapsed)"
   done
-done
-echo "host cost measured: $(elapsed)"
+
+  for rep in 1 2 3 4; do
+    order=(old new); [ $((rep % 2)) = 0 ] && order=(new old)
+    for side in "${order[@]}"; do
+      tests="$(build_dir "$side")/tests/hopgemm_gpu_tests"
+      [ -x "$tests" ] || continue
+      HOPGEMM_BENCH_OUT="" HOPGEMM_CACHE_DIR="$(cache_dir "$side")" "$tests" \
+        --gtest_filter='JitTimings.WarmHostCostPerGemmCall' 2>&1 | grep '^RESULT' >> "$work/host-$side.txt"
+    done
+  done
+  echo "host cost measured: $(elapsed)"
+}
+[ "${AB_SUMMARY_ONLY:-0}" = 1 ] || measure
 
 new_name="${HOPGEMM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo this tree)}"
 summary_args=("$work" "$rounds" "$iters" "$old_src" "$new_name" "${AB_BENCH_ARGS:-}" "${groups[@]}")
