@@ -721,6 +721,12 @@ def main(argv):
     if args.warm_worker:
         return run_warm_worker(args)
 
+    import importlib.util
+
+    for lib in LIBRARIES:  # fail before minutes of warm-up, not after
+        if importlib.util.find_spec(MODULE_NAMES[lib]) is None:
+            sys.exit(f"vs_deepgemm: no module {MODULE_NAMES[lib]}; for DeepGEMM: source .anchor/build_deepgemm.sh "
+                     ".anchor/deepgemm-54e2261.tgz first (it sets PYTHONPATH)")
     # The child processes re-derive the rows from the same options.
     warm_failures = warm_up(args, argv) if args.jobs > 0 else {}
     first_call = None if args.skip_first_call else first_call_times(args, argv)
