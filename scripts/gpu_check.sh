@@ -4,7 +4,18 @@
 # Logs (as logs.tgz) and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
 # Set HOPGEMM_COMMIT=<hash> for the JSON headers: the device machine's copy of .git can be older than the tree.
 # Usage: scripts/gpu_check.sh [tests|bench|all|sustained] [extra pytest args...]
+#        scripts/gpu_check.sh deepgemm [bench/vs_deepgemm.py args; none: --sfa mn,row]
+#        scripts/gpu_check.sh ab OLD_SRC_DIR [ROUNDS]
 #   sustained: both GEMM suites with --sustain-ms 500 (each kernel settled under load first; ~2.5 min)
+#   deepgemm: hopgemm against DeepGEMM in one process (bench/vs_deepgemm.py: the dense fwd, dgrad and wgrad sets of the
+#     2026-11-25 head-to-head, same inputs, alternating order, first call on fresh caches, Python host time). DeepGEMM
+#     is built from .anchor/ (carry .anchor holding deepgemm-54e2261.tgz and build_deepgemm.sh) while ours builds.
+#     -> $OUT/<gpu>-<date>-vs-deepgemm-<commit>.json and vs-deepgemm.txt (the table and summary). ~4-5 min.
+#   ab: scripts/ab_builds.sh (the CLIs of OLD_SRC_DIR, e.g. a carried .old/, and of this tree, each built and cached
+#     apart, timed alternately over deepseek-v3 and wgrad-pr95, ROUNDS default 2; its header says how to make .old,
+#     and AB_SUITES / AB_SHAPES / AB_BENCH_ARGS narrow or change the runs) -> $OUT/ab-summary.txt. Skips this script's
+#     own build. ~7-8 min for both suites at 2 rounds (~3 min per extra round: split the suites over calls).
+#     Every run's JSON and log: $OUT/ab-runs.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"; shift || true
@@ -15,9 +26,22 @@ export HOPGEMM_BENCH_OUT="$OUTDIR/results.jsonl"
 source scripts/setup_env.sh
 set +e  # setup_env.sh turns on errexit; a failing step must not end the run (status collects it)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+dg_script=.anchor/build_deepgemm.sh dg_tarball=.anchor/deepgemm-54e2261.tgz dg_pid=""
+if [ "$what" = deepgemm ]; then
+  if [ -f "$dg_script" ] && [ -f "$dg_tarball" ]; then
+    # DeepGEMM's build (~80 s, mostly one compile) runs while ours does.
+    # shellcheck disable=SC1090
+    (source "$dg_script" "$dg_tarball") > "$OUTDIR/deepgemm_build.log" 2>&1 &
+    dg_pid=$!
+  else
+    echo "deepgemm: no $dg_script and $dg_tarball (carry .anchor); using whatever deep_gemm is importable"
+  fi
+fi
 t0=$(date +%s)
-scripts/build.sh > "$OUTDIR/build.log" 2>&1 || { tail -50 "$OUTDIR/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
+if [ "$what" != ab ]; then  # ab builds both of its CLIs itself
+  scripts/build.sh > "$OUTDIR/build.log" 2>&1 || { tail -50 "$OUTDIR/build.log"; exit 1; }
+  echo "build: $(( $(date +%s) - t0 )) s"
+fi
 status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   # Every ctest test, the slow label (the shape-grid compile) included.
@@ -49,6 +73,34 @@ if [ "$what" = sustained ]; then
     tail -4 "$OUTDIR/bench_${suite}_sustained.log"
   done
   cp bench/results/*-"$(date -u +%Y-%m-%d)"-*-sustained.json "$OUTDIR/" 2>/dev/null
+fi
+if [ "$what" = deepgemm ]; then
+  dg_ok=1
+  if [ -n "$dg_pid" ]; then
+    if wait "$dg_pid"; then
+      echo "DeepGEMM ready: $(( $(date +%s) - t0 )) s"
+      # Built: this only exports PYTHONPATH and DG_JIT_CACHE_DIR into this shell.
+      # shellcheck disable=SC1090
+      source "$dg_script" "$dg_tarball" >> "$OUTDIR/deepgemm_build.log" 2>&1
+    else
+      echo "DeepGEMM build failed:"; tail -20 "$OUTDIR/deepgemm_build.log"; dg_ok=0; status=1
+    fi
+  fi
+  if [ "$dg_ok" = 1 ]; then
+    [ $# -gt 0 ] || set -- --sfa mn,row
+    "$PYTHON" bench/vs_deepgemm.py "$@" --out "$OUTDIR/" --table "$OUTDIR/vs-deepgemm.txt" > "$OUTDIR/vs_deepgemm.log" 2>&1 || status=1
+    grep -E "^warm-up|^  warm FAIL" "$OUTDIR/vs_deepgemm.log" | head -20
+    sed -n '/^== vs DeepGEMM summary/,$p' "$OUTDIR/vs_deepgemm.log"
+    grep -q "^== vs DeepGEMM summary" "$OUTDIR/vs_deepgemm.log" || tail -30 "$OUTDIR/vs_deepgemm.log"
+  fi
+fi
+if [ "$what" = ab ]; then
+  # Its many run files stay out of $OUT until archived (a run cut off at the time limit still returns ab.log).
+  export AB_WORK=/tmp/hopgemm-ab
+  scripts/ab_builds.sh "$@" > "$OUTDIR/ab.log" 2>&1 || status=1
+  grep -vE "^(fwd|dgrad|wgrad|role) " "$OUTDIR/ab.log" | tail -40
+  cp "$AB_WORK/ab-summary.txt" "$OUTDIR/" 2>/dev/null
+  tar czf "$OUTDIR/ab-runs.tgz" -C "$(dirname "$AB_WORK")" "$(basename "$AB_WORK")" 2>/dev/null
 fi
 # The device tool returns at most 8 files: the logs travel as one archive (the JSON and PNG stay beside it).
 (cd "$OUTDIR" && tar czf logs.tgz --remove-files ./*.log ./*.jsonl 2>/dev/null)

@@ -1,0 +1,830 @@
+"""hopgemm against DeepGEMM in one process, on the same inputs, on the same GPU (the only "faster than DeepGEMM"
+claim that counts: the project's shared/anchor/README.md).
+
+    source .anchor/build_deepgemm.sh .anchor/deepgemm-54e2261.tgz   # import deep_gemm works after this
+    python bench/vs_deepgemm.py [--sets fwd,dgrad,wgrad] [--sfa mn|row|mn,row] [--rounds 6] [--iters 10]
+                                [--shapes [SET:]MxNxK,...] [--jobs 12] [--out FILE|DIR] [--table FILE]
+                                [--no-kernel-sums] [--skip-first-call] [--skip-host]
+    (scripts/gpu_check.sh deepgemm does all of this on the GPU machine)
+
+Sets (the dense FP8 sets of the 2026-11-25 head-to-head, the project's reference/anchors_h100.md; shapes from the suite
+deepseek-v3, src/api/suites.cpp, without its M = 64 forward rows):
+  fwd    22 shapes: M in (1, 128, 4096) x the seven DeepSeek-V3 (N, K), and 8192^3. 1D2D: A per 1x128, B per
+         128x128, BF16 D = A B^T.
+  dgrad   7 shapes: (4096, K, N) for each (N, K). Same kernel family as fwd.
+  wgrad   7 shapes: (N, K, 4096) for each (N, K). 1D1D: A and B per 1x128, FP32 D += A B^T (C aliases D; both
+         libraries: fp8_gemm_nt(a, b, d, c=d, recipe=(1, 1, 128))). DeepGEMM's own tests time (N, 4096, K) here;
+         these are the shapes hopgemm's suite and the head-to-head use.
+--sfa mn: the per-row scales (A's, and B's for wgrad) MN-major and TMA-aligned, as a fused quantiser writes them
+(hopgemm.get_mn_major_tma_aligned_tensor, the layout deep_gemm.get_mn_major_tma_aligned_tensor returns; DeepGEMM
+takes it as it is). --sfa row: row-major as per_token_cast_to_fp8 returns them; DeepGEMM then transposes them with
+an extra kernel on every call, hopgemm reads them as they are. Both libraries get the very same tensors.
+
+Method: the inputs are random BF16 matrices quantised once (hopgemm's quantisers, DeepGEMM's numerics); each row is
+checked once per scale layout (calc_diff of each library against the FP32 product of the dequantised inputs, and of
+the two libraries against each other; outputs NaN-poisoned first), then timed: CUDA events around each call, the L2
+flushed before it, the libraries interleaved call by call in alternating order over several rounds (time_libraries
+says why events), and, as a cross-check comparable with the 2026-11-25 figures, the torch profiler's kernel sums
+(KernelSums). Ratio = DeepGEMM time / hopgemm time: > 1 means hopgemm is faster. Before any timing, worker
+processes (--jobs) each call both libraries once on a slice of the rows, so that DeepGEMM's NVCC compiles (2-5 s
+per kernel) and hopgemm's NVRTC ones run in parallel and the timed process only loads kernels from the disk caches.
+Then, once: the first call of a new shape on a fresh cache (compile + load) in a fresh process per library, and the
+Python host time per call (no synchronisation in the loop).
+
+Grouped suites (m-grouped contiguous / masked, k-grouped) are new entries of SETS: a make-case function (the inputs,
+the output, the reference, the FLOPs) and one call function per library.
+"""
+import argparse
+import datetime
+import functools
+import gc
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+LIBRARIES = ("hopgemm", "deepgemm")
+MODULE_NAMES = {"hopgemm": "hopgemm", "deepgemm": "deep_gemm"}
+
+# DeepSeek-V3 dense (N, K) pairs (src/api/suites.cpp kDeepseekV3NK, reference §7.4).
+DEEPSEEK_V3_NK = ((2112, 7168), (576, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048))
+FORWARD_M = (1, 128, 4096)
+BACKWARD_M = 4096
+
+FLUSH_BYTES = 256 << 20  # written before every timed call: five times the H100's 50 MB L2
+BAD_DIFF = 1e-3           # DeepGEMM's own threshold (against the BF16 product); ours is the dequantised product
+
+
+# ---- cases: one row's inputs ---------------------------------------------------------------------------------------
+
+
+def _ceil_div(a, b):
+    return (a + b - 1) // b
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+@dataclass
+class DenseCase:
+    """A [m, k] x B [n, k]^T, FP8 e4m3 with FP32 scales; `operands[layout]` = ((a8, sfa), (b8, sfb)) as the
+    libraries take them for that scale layout."""
+
+    m: int
+    n: int
+    k: int
+    accumulate: bool  # 1D1D weight gradient: FP32 D += A B^T (C = D); else 1D2D, BF16 D = A B^T
+    a8: object
+    sfa_row: object
+    b8: object
+    sfb_row: object
+    operands: dict
+    c0: object  # the initial D of an accumulating case
+
+    @property
+    def flops(self):
+        return 2.0 * self.m * self.n * self.k
+
+    def new_output(self):
+        """A fresh D: C's value when accumulating, else NaN (an element a kernel fails to write shows in calc_diff)."""
+        torch = _torch()
+        if self.accumulate:
+            return self.c0.clone()
+        return torch.full((self.m, self.n), float("nan"), device="cuda", dtype=torch.bfloat16)
+
+    def reference(self):
+        """FP32 (TF32 off) product of the dequantised inputs (+ C): what both kernels approximate."""
+        torch = _torch()
+        a = self.a8.float() * self.sfa_row.repeat_interleave(128, dim=1)[:, : self.k]
+        rows_per_b_scale = 1 if self.accumulate else 128
+        sfb = self.sfb_row.repeat_interleave(rows_per_b_scale, dim=0)[: self.n].repeat_interleave(128, dim=1)
+        b = self.b8.float() * sfb[:, : self.k]
+        ref = a @ b.T
+        del a, b
+        if self.accumulate:
+            ref += self.c0
+        torch.cuda.synchronize()
+        return ref
+
+
+def make_dense_case(shape, layouts, seed, accumulate):
+    import hopgemm
+    from hopgemm.utils import per_block_cast_to_fp8, per_token_cast_to_fp8
+
+    torch = _torch()
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    a8, sfa = per_token_cast_to_fp8(a)
+    b8, sfb = per_token_cast_to_fp8(b) if accumulate else per_block_cast_to_fp8(b)
+    del a, b
+    # D's initial value when accumulating: DeepGEMM's tests use randn * 32 (same order as A B^T here).
+    c0 = torch.randn(m, n, device="cuda", dtype=torch.float32, generator=gen) * 32 if accumulate else None
+    operands = {}
+    for layout in layouts:
+        if layout == "mn":
+            sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa)
+            sfb_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfb) if accumulate else sfb
+        else:
+            sfa_arg, sfb_arg = sfa, sfb
+        operands[layout] = ((a8, sfa_arg), (b8, sfb_arg))
+    torch.cuda.synchronize()
+    return DenseCase(m, n, k, accumulate, a8, sfa, b8, sfb, operands, c0)
+
+
+def call_dense(lib, case, layout, d):
+    """The deep_gemm call, the same for both libraries (hopgemm is a drop-in)."""
+    a, b = case.operands[layout]
+    if case.accumulate:
+        lib.fp8_gemm_nt(a, b, d, c=d, recipe=(1, 1, 128))
+    else:
+        lib.fp8_gemm_nt(a, b, d)
+
+
+# ---- the sets ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchSet:
+    name: str
+    shapes: tuple                # rows: (m, n, k)
+    make_case: Callable          # (shape, layouts, seed) -> case with .flops, .new_output(), .reference()
+    call_hopgemm: Callable       # (hopgemm module, case, layout, d) -> None
+    call_deepgemm: Callable      # (deep_gemm module, case, layout, d) -> None
+
+    def call(self, library):
+        return self.call_hopgemm if library == "hopgemm" else self.call_deepgemm
+
+
+def _make_1d2d(shape, layouts, seed):
+    return make_dense_case(shape, layouts, seed, accumulate=False)
+
+
+def _make_1d1d(shape, layouts, seed):
+    return make_dense_case(shape, layouts, seed, accumulate=True)
+
+
+SETS = {
+    s.name: s
+    for s in (
+        BenchSet("fwd", tuple((m, n, k) for m in FORWARD_M for n, k in DEEPSEEK_V3_NK) + ((8192, 8192, 8192),),
+                 _make_1d2d, call_dense, call_dense),
+        BenchSet("dgrad", tuple((BACKWARD_M, k, n) for n, k in DEEPSEEK_V3_NK), _make_1d2d, call_dense, call_dense),
+        BenchSet("wgrad", tuple((n, k, BACKWARD_M) for n, k in DEEPSEEK_V3_NK), _make_1d1d, call_dense, call_dense),
+    )
+}
+
+
+# ---- arguments -----------------------------------------------------------------------------------------------------
+
+
+def parse_shape(text):
+    parts = text.lower().split("x")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"'{text}' is not MxNxK with positive integers")
+    return tuple(int(p) for p in parts)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sets", default="fwd,dgrad,wgrad", help="comma-separated, of: " + ", ".join(SETS))
+    p.add_argument("--sfa", default="mn", help="scale layouts to time: mn, row or mn,row (see above)")
+    p.add_argument("--shapes", default="", help="only these rows: [SET:]MxNxK,... (default: every row of --sets)")
+    p.add_argument("--rounds", type=int, default=6, help="rounds per row, the libraries' order alternating (6)")
+    p.add_argument("--iters", type=int, default=10, help="timed calls per library per round (10)")
+    p.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 4),
+                   help="warm-up worker processes (default min(12, cores)); 0: no warm-up pass")
+    p.add_argument("--warm-timeout", type=float, default=240.0, help="seconds the warm-up pass may take (240)")
+    p.add_argument("--first-call-shape", type=parse_shape, default=(4096, 7168, 2048),
+                   help="fwd shape whose first call is timed on fresh caches (4096x7168x2048); "
+                        "M, N, K multiples of 128")
+    p.add_argument("--host-shape", type=parse_shape, default=(128, 576, 512),
+                   help="fwd shape of the host-time-per-call measurement (128x576x512)")
+    p.add_argument("--no-kernel-sums", action="store_true",
+                   help="skip the torch-profiler kernel sums (a cross-check of the event times)")
+    p.add_argument("--skip-first-call", action="store_true")
+    p.add_argument("--skip-host", action="store_true")
+    p.add_argument("--out", default="", help="JSON file, or a directory for the default name "
+                   "(default: bench/results/<gpu>-<date>-vs-deepgemm-<commit>.json)")
+    p.add_argument("--table", default="", help="also write the printed table and summary to this file")
+    # Internal: the warm-up workers and the first-call processes.
+    p.add_argument("--warm-worker", default="", help=argparse.SUPPRESS)
+    p.add_argument("--first-call-worker", default="", choices=("",) + LIBRARIES, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    args.sets = [s for s in args.sets.split(",") if s]
+    for s in args.sets:
+        if s not in SETS:
+            p.error(f"--sets: unknown set '{s}' (known: {', '.join(SETS)})")
+    args.layouts = [s for s in args.sfa.split(",") if s]
+    if not args.layouts or any(s not in ("mn", "row") for s in args.layouts):
+        p.error(f"--sfa must be mn, row or mn,row, got '{args.sfa}'")
+    args.only = set()
+    for item in (s for s in args.shapes.split(",") if s):
+        set_name, _, dims = item.rpartition(":")
+        if set_name and set_name not in SETS:
+            p.error(f"--shapes: unknown set in '{item}'")
+        args.only.add((set_name, parse_shape(dims)))
+    if args.rounds < 1 or args.iters < 1:
+        p.error("--rounds and --iters must be >= 1")
+    if any(x % 128 for x in args.first_call_shape):
+        p.error("--first-call-shape: M, N and K must be multiples of 128 (its inputs are quantised by plain torch)")
+    return args
+
+
+def selected_rows(args):
+    """(set, shape) of every row to time, in order."""
+    rows = []
+    for set_name in args.sets:
+        for shape in SETS[set_name].shapes:
+            if not args.only or (set_name, shape) in args.only or ("", shape) in args.only:
+                rows.append((set_name, shape))
+    return rows
+
+
+def warm_tasks(args):
+    """Rows the warm-up workers call (each with every layout), plus the host-time shape."""
+    tasks = selected_rows(args)
+    if not args.skip_host and ("fwd", args.host_shape) not in tasks:
+        tasks.append(("fwd", args.host_shape))
+    return tasks
+
+
+def load_libraries():
+    """{library: module}; both are needed (DeepGEMM: PYTHONPATH from .anchor/build_deepgemm.sh)."""
+    import importlib
+
+    mods = {}
+    for lib in LIBRARIES:
+        try:
+            mods[lib] = importlib.import_module(MODULE_NAMES[lib])
+        except Exception as e:  # noqa: BLE001 (reported, then fatal)
+            sys.exit(f"vs_deepgemm: cannot import {MODULE_NAMES[lib]} ({type(e).__name__}: {e}); for DeepGEMM: "
+                     "source .anchor/build_deepgemm.sh .anchor/deepgemm-54e2261.tgz first")
+    return mods
+
+
+def seed_of(set_name, shape):
+    return (sum(ord(c) for c in set_name) * 1000003 + shape[0] * 7919 + shape[1] * 131 + shape[2]) % (2**31)
+
+
+def shape_text(shape):
+    return "x".join(str(x) for x in shape)
+
+
+# ---- warm-up: workers, each a slice of the rows ---------------------------------------------------------------------
+
+
+def run_warm_worker(args):
+    """Worker body: every library, every layout, once per task of this worker's slice; one line per call."""
+    torch = _torch()
+    index, count = (int(x) for x in args.warm_worker.split("/"))
+    mods = load_libraries()
+    for set_name, shape in warm_tasks(args)[index::count]:
+        bench_set = SETS[set_name]
+        try:
+            case = bench_set.make_case(shape, args.layouts, seed_of(set_name, shape))
+        except Exception as e:  # noqa: BLE001 (one failing row must not stop the others)
+            print(f"warm FAIL inputs {set_name} {shape_text(shape)}: {type(e).__name__}: {e}", flush=True)
+            continue
+        for layout in args.layouts:
+            for lib in LIBRARIES:
+                start = time.perf_counter()
+                try:
+                    bench_set.call(lib)(mods[lib], case, layout, case.new_output())
+                    torch.cuda.synchronize()
+                    print(f"warm ok {lib} {set_name} {shape_text(shape)} {layout} {time.perf_counter() - start:.2f} s",
+                          flush=True)
+                except Exception as e:  # noqa: BLE001
+                    print(f"warm FAIL {lib} {set_name} {shape_text(shape)} {layout}: {type(e).__name__}: "
+                          f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
+        del case
+        torch.cuda.empty_cache()
+
+
+def warm_up(args, argv):
+    """Runs the workers; returns {(lib, set, shape, layout): error} for the calls that failed."""
+    tasks = warm_tasks(args)
+    count = max(1, min(args.jobs, len(tasks)))
+    print(f"warm-up: {len(tasks)} rows x {len(args.layouts)} layout(s) x 2 libraries on {count} worker processes",
+          flush=True)
+    start = time.perf_counter()
+    logdir = tempfile.mkdtemp(prefix="vs-deepgemm-warm-")
+    procs = []
+    for i in range(count):
+        log = open(os.path.join(logdir, f"worker{i}.log"), "w")
+        # Output to files, not pipes: a worker whose compiler prints a lot must never block on a full pipe.
+        procs.append((subprocess.Popen([sys.executable, os.path.abspath(__file__), *argv, "--warm-worker",
+                                        f"{i}/{count}"], stdout=log, stderr=subprocess.STDOUT), log))
+    deadline = time.monotonic() + args.warm_timeout
+    failures = {}
+    for i, (proc, log) in enumerate(procs):
+        try:
+            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()  # our own child, by its pid
+            proc.wait()
+            print(f"warm-up worker {i} killed after --warm-timeout {args.warm_timeout:.0f} s", flush=True)
+        log.close()
+        with open(log.name) as f:
+            lines = f.read().splitlines()
+        ok = sum(1 for line in lines if line.startswith("warm ok"))
+        bad = [line for line in lines if line.startswith("warm FAIL")]
+        for line in bad:
+            print("  " + line)
+            words = line.split()
+            if len(words) >= 6 and words[2] in LIBRARIES:
+                failures[(words[2], words[3], words[4], words[5].rstrip(":"))] = line
+        if proc.returncode != 0:
+            print(f"  worker {i} exited with {proc.returncode} after {ok} calls; its last lines:")
+            for line in lines[-8:]:
+                print("    " + line)
+    shutil.rmtree(logdir, ignore_errors=True)
+    print(f"warm-up: {time.perf_counter() - start:.1f} s, {len(failures)} failed call(s)", flush=True)
+    return failures
+
+
+# ---- first call on fresh caches, each library in its own process -----------------------------------------------------
+
+
+def torch_quantise(x, block_rows):
+    """Plain-torch FP8 cast (no library kernel, so nothing of either library is compiled before the timed call):
+    one FP32 scale per block_rows x 128 block; dims multiples of 128 (and of block_rows)."""
+    torch = _torch()
+    rows, cols = x.shape
+    v = x.float().view(rows // block_rows, block_rows, cols // 128, 128)
+    sf = v.abs().amax(dim=(1, 3)).clamp(min=1e-4) / 448.0
+    q = (v / sf[:, None, :, None]).to(torch.float8_e4m3fn).view(rows, cols)
+    return q, sf
+
+
+def run_first_call_worker(args):
+    torch = _torch()
+    import importlib
+
+    m, n, k = args.first_call_shape
+    a8, sfa = torch_quantise(torch.randn(m, k, device="cuda", dtype=torch.bfloat16), 1)
+    b8, sfb = torch_quantise(torch.randn(n, k, device="cuda", dtype=torch.bfloat16), 128)
+    sfa_mn = torch.empty_strided((m, k // 128), (1, _ceil_div(m, 4) * 4), device="cuda", dtype=torch.float32)
+    sfa_mn.copy_(sfa)
+    d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    lib = importlib.import_module(MODULE_NAMES[args.first_call_worker])
+    import_s = time.perf_counter() - start
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        lib.fp8_gemm_nt((a8, sfa_mn), (b8, sfb), d)
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    print("FIRSTCALL " + json.dumps({"import_s": import_s, "first_call_s": times[0], "second_call_s": times[1]}))
+
+
+def first_call_times(args, argv):
+    """{library: {...}}: each library's first call of --first-call-shape in a fresh process on fresh caches."""
+    out = {"shape": shape_text(args.first_call_shape), "sfa": "mn"}
+    for lib in LIBRARIES:
+        caches = [tempfile.mkdtemp(prefix=f"vs-deepgemm-fresh-{lib}-") for _ in range(2)]
+        env = dict(os.environ, HOPGEMM_CACHE_DIR=caches[0], DG_JIT_CACHE_DIR=caches[1])
+        try:
+            proc = subprocess.run([sys.executable, os.path.abspath(__file__), *argv, "--first-call-worker", lib],
+                                  env=env, capture_output=True, text=True, timeout=180)
+            lines = [x for x in proc.stdout.splitlines() if x.startswith("FIRSTCALL ")]
+            if lines:
+                out[lib] = json.loads(lines[-1][len("FIRSTCALL "):])
+            else:
+                out[lib] = {"error": " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:]) or "no output"}
+        except subprocess.TimeoutExpired:
+            out[lib] = {"error": "timed out after 180 s"}
+        finally:
+            for c in caches:
+                shutil.rmtree(c, ignore_errors=True)
+    return out
+
+
+# ---- timing --------------------------------------------------------------------------------------------------------
+
+
+def time_libraries(fns, rounds, iters, flush):
+    """Times each zero-argument call of `fns` {library: fn} with CUDA events, the L2 flushed (FLUSH_BYTES written)
+    before every call, the libraries interleaved call by call, their order swapped every round.
+
+    CUDA events as the primary figure rather than the torch profiler's kernel sums: an event pair brackets
+    everything one call puts on the GPU (DeepGEMM's scale transpose for row-major scales, a split-K reduction, the
+    gaps between such kernels and the ~1-2 us the GPU takes to start the first one), which is what a model running
+    without CUDA graphs pays, and needs no attribution of kernels to libraries; the flush before each call keeps the
+    GPU busy while the host enqueues the call, so host time is not counted (it is measured separately). DESIGN.md §4
+    and `hopgemm bench` time the same way. The launch latency is the same for both libraries, so on the ~10 us
+    decode shapes it pulls the ratio toward 1 a little: KernelSums gives the kernel-only ratio beside it."""
+    torch = _torch()
+    names = list(fns)
+    samples = {n: [] for n in names}
+    round_medians = {n: [] for n in names}
+    calls = 0
+    for r in range(rounds):
+        order = names if r % 2 == 0 else names[::-1]
+        events = {n: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                      for _ in range(iters)] for n in names}
+        for i in range(iters):
+            for n in order:
+                calls += 1
+                flush.fill_(1 + calls % 2)  # a new value each time: no write can be a no-op
+                start, stop = events[n][i]
+                start.record()
+                fns[n]()
+                stop.record()
+        torch.cuda.synchronize()
+        for n in names:
+            us = [start.elapsed_time(stop) * 1e3 for start, stop in events[n]]
+            samples[n] += us
+            round_medians[n].append(statistics.median(us))
+    return {n: {"median_us": statistics.median(samples[n]), "best_us": min(round_medians[n]),
+                "min_us": min(samples[n]), "samples": len(samples[n])} for n in names}
+
+
+class KernelSums:
+    """A cross-check of the event times: the sum of the GPU kernels one call runs (torch profiler, CUDA activity),
+    the method of the 2026-11-25 head-to-head and of DeepGEMM's own bench_kineto. Per library, its own profiler
+    session of `iters` calls, each after the same L2 flush; the flush's kernels (learnt once by profiling the flush
+    alone) are left out, everything else in the session is the library's. Excludes the launch latency and any gap
+    between a call's kernels, which the events include. Turned off for the rest of the run after its first error."""
+
+    def __init__(self, flush):
+        self.flush, self.flush_names, self.error, self.rows = flush, None, None, 0
+
+    def _profile(self, fn, iters):
+        torch = _torch()
+        from torch.profiler import ProfilerActivity, profile
+
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for i in range(iters):
+                self.flush.fill_(1 + i % 2)
+                fn()
+            torch.cuda.synchronize()
+        totals = {}
+        for event in prof.key_averages():
+            device_us = getattr(event, "device_time_total", None)
+            if device_us is None:
+                device_us = getattr(event, "cuda_time_total", 0.0)
+            if device_us:
+                totals[event.key] = totals.get(event.key, 0.0) + device_us
+        return totals
+
+    def measure(self, fns, iters):
+        """{library: mean kernel microseconds per call}, or {} once disabled. The libraries' order alternates
+        from one measured row to the next."""
+        if self.error:
+            return {}
+        reverse = self.rows % 2 == 1
+        self.rows += 1
+        try:
+            if self.flush_names is None:
+                self.flush_names = set(self._profile(lambda: None, 2))
+                if not self.flush_names:
+                    raise RuntimeError("the profiler saw no kernel of the L2 flush")
+            out = {}
+            for lib in (list(fns)[::-1] if reverse else list(fns)):
+                totals = self._profile(fns[lib], iters)
+                kept = {k: v for k, v in totals.items() if k not in self.flush_names}
+                if not kept:
+                    raise RuntimeError(f"the profiler saw no kernel of {lib}")
+                out[lib] = sum(kept.values()) / iters
+            return out
+        except Exception as e:  # noqa: BLE001 (a cross-check: the event times stand without it)
+            self.error = f"{type(e).__name__}: {e}"
+            print(f"kernel sums off from here on: {self.error}", flush=True)
+            return {}
+
+
+def host_times(mods, args, layouts):
+    """Python host time of one call per library and layout: `calls` back-to-back calls with no synchronisation,
+    best and median of `batches` batches (libraries alternating), the garbage collector off (as timeit)."""
+    torch = _torch()
+    calls, batches = 500, 10
+    bench_set = SETS["fwd"]
+    case = bench_set.make_case(args.host_shape, layouts, seed_of("host", args.host_shape))
+    out = {"shape": shape_text(args.host_shape), "calls_per_batch": calls, "batches": batches}
+    for layout in layouts:
+        fns = {}
+        for lib in LIBRARIES:
+            fn = functools.partial(bench_set.call(lib), mods[lib], case, layout, case.new_output())
+            try:
+                for _ in range(3):
+                    fn()
+                torch.cuda.synchronize()
+                fns[lib] = fn
+            except Exception as e:  # noqa: BLE001
+                out.setdefault(layout, {})[lib] = {"error": f"{type(e).__name__}: {e}"}
+        per_batch = {lib: [] for lib in fns}
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for b in range(batches):
+                for lib in (list(fns) if b % 2 == 0 else list(fns)[::-1]):
+                    torch.cuda.synchronize()
+                    start = time.perf_counter()
+                    for _ in range(calls):
+                        fns[lib]()
+                    per_batch[lib].append((time.perf_counter() - start) / calls * 1e6)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        torch.cuda.synchronize()
+        for lib, values in per_batch.items():
+            out.setdefault(layout, {})[lib] = {"best_us": min(values), "median_us": statistics.median(values)}
+    return out
+
+
+# ---- report --------------------------------------------------------------------------------------------------------
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def fmt(value, spec, missing="n/a"):
+    """format(value, spec), or `missing` right-aligned to the spec's width."""
+    return format(missing, ">" + spec.split(".")[0]) if value is None else format(value, spec)
+
+
+def header_info(torch, mods, argv):
+    props = torch.cuda.get_device_properties(0)
+    info = {
+        "gpu": props.name,
+        "compute_capability": f"{props.major}.{props.minor}",
+        "sm_count": props.multi_processor_count,
+        "l2_bytes": getattr(props, "L2_cache_size", None),
+        "torch_version": torch.__version__,
+        "torch_cuda_version": torch.version.cuda,
+        "hopgemm_version": getattr(mods["hopgemm"], "__version__", "unknown"),
+        "deep_gemm_version": getattr(mods["deepgemm"], "__version__", "unknown"),
+        "hopgemm_pdl": bool(mods["hopgemm"].get_pdl()),
+        "commit": os.environ.get("HOPGEMM_COMMIT") or git_commit(),
+        "command_line": " ".join(["python", "bench/vs_deepgemm.py", *argv]),
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "hopgemm_cache_dir": os.environ.get("HOPGEMM_CACHE_DIR"),
+        "deepgemm_cache_dir": os.environ.get("DG_JIT_CACHE_DIR"),
+    }
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,power.limit",
+                              "--format=csv,noheader", "-i", "0"], capture_output=True, text=True, timeout=20)
+        fields = [x.strip() for x in smi.stdout.strip().split(",")]
+        if len(fields) == 4:
+            info.update(driver=fields[0], sm_clock_at_start=fields[1], max_sm_clock=fields[2], power_limit=fields[3])
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def git_commit():
+    try:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        out = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def default_out_name(gpu, date, commit):
+    """bench/results naming: <gpu>-<date>-vs-deepgemm-<commit>.json, the GPU slugged as `hopgemm bench` does."""
+    slug = "".join(c.lower() if c.isalnum() else "-" for c in gpu)
+    slug = "-".join(w for w in slug.split("-") if w)
+    slug = slug[len("nvidia-"):] if slug.startswith("nvidia-") else slug
+    return f"{slug}-{date}-vs-deepgemm-{commit}.json"
+
+
+def summarise(rows, layouts, sets):
+    """Geomean / min / max of DeepGEMM time / hopgemm time per (set, layout), and over all sets per layout."""
+    out = []
+    for layout in layouts:
+        for set_name in list(sets) + ["all"]:
+            picked = [r for r in rows if r["sfa"] == layout and (set_name == "all" or r["set"] == set_name)
+                      and r.get("ratio") is not None]
+            if not picked:
+                continue
+            low = min(picked, key=lambda r: r["ratio"])
+            high = max(picked, key=lambda r: r["ratio"])
+            kernels = [r["ratio_kernels"] for r in picked if r.get("ratio_kernels") is not None]
+            out.append({"set": set_name, "sfa": layout, "rows": len(picked),
+                        "geomean_ratio": geomean([r["ratio"] for r in picked]),
+                        "geomean_ratio_best": geomean([r["ratio_best"] for r in picked]),
+                        "geomean_ratio_kernels": geomean(kernels) if len(kernels) == len(picked) else None,
+                        "min_ratio": low["ratio"], "min_row": f'{low["set"]} {low["shape"]}',
+                        "max_ratio": high["ratio"], "max_row": f'{high["set"]} {high["shape"]}',
+                        "hopgemm_faster_rows": sum(1 for r in picked if r["ratio"] > 1.0)})
+    return out
+
+
+class Report:
+    """Collects rows, prints them, and rewrites the JSON after each row (a crash leaves what was measured)."""
+
+    def __init__(self, path, table_path, header, method):
+        self.path, self.table_path = path, table_path
+        self.doc = {"schema": "hopgemm-vs-deepgemm/1", "header": header, "method": method, "rows": [],
+                    "summary": [], "first_call": None, "host_us_per_call": None}
+        self.lines = []
+
+    def say(self, line=""):
+        print(line, flush=True)
+        self.lines.append(line)
+
+    def save(self):
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.doc, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, self.path)
+        if self.table_path:
+            with open(self.table_path, "w") as f:
+                f.write("\n".join(self.lines) + "\n")
+
+
+ROW_HEADER = (f"{'set':5} {'sfa':3} {'M':>5} {'N':>5} {'K':>5} | {'hopgemm us':>10} {'TFLOPS':>6} | "
+              f"{'DeepGEMM us':>11} {'TFLOPS':>6} | {'DG/hop':>6} {'best':>6} {'kernel':>6} | "
+              f"{'diff hop':>8} {'diff DG':>8} {'hop-DG':>8} | note")
+
+
+def format_row(r):
+    m, n, k = (int(x) for x in r["shape"].split("x"))
+    h, d = r.get("hopgemm") or {}, r.get("deepgemm") or {}
+    return (f"{r['set']:5} {r['sfa']:3} {m:5} {n:5} {k:5} | {fmt(h.get('median_us'), '10.1f')} "
+            f"{fmt(h.get('tflops'), '6.0f')} | {fmt(d.get('median_us'), '11.1f')} {fmt(d.get('tflops'), '6.0f')} | "
+            f"{fmt(r.get('ratio'), '6.3f')} {fmt(r.get('ratio_best'), '6.3f')} {fmt(r.get('ratio_kernels'), '6.3f')} | "
+            f"{fmt(r.get('diff_hopgemm_ref'), '8.1e')} {fmt(r.get('diff_deepgemm_ref'), '8.1e')} "
+            f"{fmt(r.get('diff_hopgemm_deepgemm'), '8.1e')} | {r.get('note', '')}")
+
+
+def measure_row(torch, mods, bench_set, case, ref, layout, args, flush, kernel_sums, row):
+    """Checks and times one (row, layout) into `row`."""
+    from hopgemm.testing import calc_diff
+
+    outputs, notes = {}, []
+    for lib in LIBRARIES:
+        try:
+            d = case.new_output()
+            bench_set.call(lib)(mods[lib], case, layout, d)
+            torch.cuda.synchronize()
+            outputs[lib] = d
+        except Exception as e:  # noqa: BLE001 (the row is reported with the error; the run goes on)
+            notes.append(f"{lib} failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    diffs = {f"diff_{lib}_ref": float(calc_diff(d, ref)) for lib, d in outputs.items()}
+    if len(outputs) == 2:
+        diffs["diff_hopgemm_deepgemm"] = float(calc_diff(outputs["hopgemm"], outputs["deepgemm"]))
+    for key, value in diffs.items():
+        if key.endswith("_ref") and not value < BAD_DIFF:  # also catches NaN (non-finite output)
+            notes.append(f"WRONG {key.split('_')[1]} (diff {value:.1e}, limit {BAD_DIFF:g})")
+        row[key] = value if math.isfinite(value) else None  # JSON has no NaN
+    # The timed calls reuse the checked outputs (an accumulating case keeps adding into its D).
+    fns = {lib: functools.partial(bench_set.call(lib), mods[lib], case, layout, d) for lib, d in outputs.items()}
+    for fn in fns.values():
+        fn()
+        fn()
+    torch.cuda.synchronize()
+    if fns:
+        timing = time_libraries(fns, args.rounds, args.iters, flush)
+        for lib, t in timing.items():
+            t["tflops"] = case.flops / (t["median_us"] * 1e-6) / 1e12
+            row[lib] = t
+        if len(timing) == 2:
+            row["ratio"] = timing["deepgemm"]["median_us"] / timing["hopgemm"]["median_us"]
+            row["ratio_best"] = timing["deepgemm"]["best_us"] / timing["hopgemm"]["best_us"]
+        if kernel_sums is not None:
+            sums = kernel_sums.measure(fns, args.iters)
+            for lib, us in sums.items():
+                row[lib]["kernel_us"] = us
+            if len(sums) == 2:
+                row["ratio_kernels"] = sums["deepgemm"] / sums["hopgemm"]
+    row["note"] = "; ".join(notes)
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.first_call_worker:
+        return run_first_call_worker(args)
+    # hopgemm honours DG_JIT_CACHE_DIR as an alias of its own variable: give it its own directory.
+    os.environ.setdefault("HOPGEMM_CACHE_DIR", "/tmp/hopgemm-cache")
+    if args.warm_worker:
+        return run_warm_worker(args)
+
+    import importlib.util
+
+    for lib in LIBRARIES:  # fail before minutes of warm-up, not after
+        if importlib.util.find_spec(MODULE_NAMES[lib]) is None:
+            sys.exit(f"vs_deepgemm: no module {MODULE_NAMES[lib]}; for DeepGEMM: source .anchor/build_deepgemm.sh "
+                     ".anchor/deepgemm-54e2261.tgz first (it sets PYTHONPATH)")
+    # The child processes re-derive the rows from the same options.
+    warm_failures = warm_up(args, argv) if args.jobs > 0 else {}
+    first_call = None if args.skip_first_call else first_call_times(args, argv)
+
+    torch = _torch()
+    torch.set_float32_matmul_precision("highest")  # the FP32 reference without TF32
+    mods = load_libraries()
+    header = header_info(torch, mods, argv)
+    out = args.out or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "results")
+    if os.path.isdir(out) or out.endswith("/"):
+        out = os.path.join(out, default_out_name(header["gpu"], header["date_utc"][:10], header["commit"]))
+    method = {"timing": "CUDA events around each call, L2 flushed by a 256 MiB write before each call (outside the "
+                        "events), libraries interleaved call by call, order swapped each round",
+              "rounds": args.rounds, "iters_per_round": args.iters, "flush_bytes": FLUSH_BYTES,
+              "ratio": "DeepGEMM median / hopgemm median over all samples (> 1: hopgemm faster); ratio_best: "
+                       "the same over each library's best per-round median",
+              "kernel_us": "cross-check: sum of the call's GPU kernels (torch profiler), one session of iters calls "
+                           "per library after the event rounds; ratio_kernels = DeepGEMM / hopgemm of those",
+              "reference": "FP32 product (TF32 off) of the dequantised FP8 inputs (+ C); calc_diff as deep_gemm's"}
+    report = Report(out, args.table, header, method)
+    report.doc["first_call"] = first_call
+    report.doc["warm_up_failures"] = sorted(warm_failures.values())
+    report.say(f"# {header['gpu']} ({header['sm_count']} SMs), driver {header.get('driver', '?')}, torch "
+               f"{header['torch_version']}, hopgemm {header['hopgemm_version']} at {header['commit']}, deep_gemm "
+               f"{header['deep_gemm_version']}, {header['date_utc']}")
+    report.say(f"# {method['timing']}; {args.rounds} rounds x {args.iters} calls per library per row; ratio = "
+               "DeepGEMM / hopgemm time (median; best = best round; kernel = torch-profiler kernel sums)")
+    report.say(ROW_HEADER)
+
+    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    kernel_sums = None if args.no_kernel_sums else KernelSums(flush)
+    for set_name, shape in selected_rows(args):
+        bench_set = SETS[set_name]
+        base = {"set": set_name, "shape": shape_text(shape), "m": shape[0], "n": shape[1], "k": shape[2]}
+        try:
+            case = bench_set.make_case(shape, args.layouts, seed_of(set_name, shape))
+            ref = case.reference()
+        except Exception as e:  # noqa: BLE001
+            for layout in args.layouts:
+                row = dict(base, sfa=layout, note=f"inputs failed: {type(e).__name__}: {e}")
+                report.doc["rows"].append(row)
+                report.say(format_row(row))
+            report.save()
+            continue
+        for layout in args.layouts:
+            row = dict(base, sfa=layout, flops=case.flops)
+            try:
+                measure_row(torch, mods, bench_set, case, ref, layout, args, flush, kernel_sums, row)
+            except Exception as e:  # noqa: BLE001
+                row["note"] = (row.get("note", "") + f" measurement failed: {type(e).__name__}: {e}").strip()
+            report.doc["rows"].append(row)
+            report.say(format_row(row))
+            report.save()
+        del case, ref
+        torch.cuda.empty_cache()
+    if kernel_sums is not None and kernel_sums.error:
+        report.doc["kernel_sums_error"] = kernel_sums.error
+    del flush, kernel_sums
+    torch.cuda.empty_cache()
+
+    if not args.skip_host:
+        try:
+            report.doc["host_us_per_call"] = host_times(mods, args, args.layouts)
+        except Exception as e:  # noqa: BLE001
+            report.doc["host_us_per_call"] = {"error": f"{type(e).__name__}: {e}"}
+    report.doc["summary"] = summarise(report.doc["rows"], args.layouts, args.sets)
+
+    report.say()
+    report.say(f"== vs DeepGEMM summary ({header['gpu']}, hopgemm {header['commit']}, {header['date_utc']}) ==")
+    report.say("ratio = DeepGEMM time / hopgemm time (> 1: hopgemm faster); event medians unless named")
+    for s in report.doc["summary"]:
+        kernels = fmt(s["geomean_ratio_kernels"], ".3f")
+        report.say(f"{s['set']:5} sfa={s['sfa']:3} {s['rows']:2} rows: geomean {s['geomean_ratio']:.3f}x "
+                   f"(best-round {s['geomean_ratio_best']:.3f}x, kernel sums {kernels}x), "
+                   f"min {s['min_ratio']:.3f}x ({s['min_row']}), max {s['max_ratio']:.3f}x ({s['max_row']}), "
+                   f"hopgemm faster on {s['hopgemm_faster_rows']}")
+    bad = [r for r in report.doc["rows"] if r.get("note")]
+    for r in bad:
+        report.say(f"note: {r['set']} {r['shape']} sfa={r['sfa']}: {r['note']}")
+    if first_call:
+        parts = []
+        for lib in LIBRARIES:
+            v = first_call.get(lib, {})
+            parts.append(f"{lib} {v['first_call_s']:.2f} s (then {v['second_call_s'] * 1e3:.2f} ms)"
+                         if "first_call_s" in v else f"{lib} error: {v.get('error')}")
+        report.say(f"first call, fresh cache, {first_call['shape']} (compile + load): " + ", ".join(parts))
+    host = report.doc["host_us_per_call"]
+    if host and "error" not in host:
+        for layout in args.layouts:
+            parts = [f"{lib} {v['best_us']:.1f} us (median {v['median_us']:.1f})" if "best_us" in v
+                     else f"{lib} error: {v.get('error')}" for lib, v in host.get(layout, {}).items()]
+            report.say(f"Python host time per call, {host['shape']}, sfa={layout}: " + ", ".join(parts))
+    elif host:
+        report.say(f"Python host time per call: {host['error']}")
+    report.say(f"results: {out}")
+    report.save()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
