@@ -37,14 +37,13 @@ void expect_configs_compile(const std::vector<device::Sm90Fp8GemmConfig>& config
 }
 
 TEST(Fp8GemmKernels, SplitKVariantsCompileWithNvrtc) {
-  // The split-K path with both sfa layouts with both recipes, a cluster and the 2-warpgroup tile.
+  // The split-K path with both sfa layouts with both recipes and the 2-warpgroup tile (split-K takes no cluster).
   std::vector<device::Sm90Fp8GemmConfig> configs;
   for (int recipe : {device::kRecipe1D2D, device::kRecipe1D1D}) {
     for (int sfa_k_major : {0, 1}) {
       device::Sm90Fp8GemmConfig c = recipe_config(recipe);
       c.block_m = 128;
       c.block_n = 64;
-      c.cluster_m = 2;
       c.sfa_k_major = sfa_k_major;
       c.k_splits = 3;
       c.num_stages = 4;
