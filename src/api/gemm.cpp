@@ -271,12 +271,15 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
 
 // Validation, zero-size handling and the C prefill shared by every entry point; returns false when there
 // is nothing left for a kernel to do.
+// `check_kernel` runs before anything is enqueued (it may still refuse the call); with K = 0 no kernel runs.
+template <class CheckKernel>
 bool prepare(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
              const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream,
-             ResolvedGemm& r) {
+             ResolvedGemm& r, CheckKernel&& check_kernel) {
   r = validate(op, a, sfa, b, sfb, d, c, options);
   const auto& p = r.problem;
   if (p.m == 0 || p.n == 0) return false;
+  if (p.k != 0) check_kernel();
   if (p.k == 0 || r.copy_c) prefill_d(d, c, r.copy_c, stream);
   return p.k != 0;
 }
@@ -285,13 +288,31 @@ void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, co
                   const TensorView& sfb, const TensorView& d, const TensorView* c, const GemmOptions& options,
                   cudaStream_t stream) {
   ResolvedGemm r;
-  if (!prepare(op, a, sfa, b, sfb, d, c, options, stream, r)) return;
-  const auto& choice = api::fp8_gemm_choice(r.problem);
-  if (choice.num_tiles == 0) {
-    throw Error(ErrorKind::kUnsupported,
-                std::string(op) + ": no kernel configuration fits " + heuristics::describe(r.problem));
+  const heuristics::Fp8GemmChoice* choice = nullptr;
+  const bool run = prepare(op, a, sfa, b, sfb, d, c, options, stream, r, [&] {
+    choice = &api::fp8_gemm_choice(r.problem);
+    if (choice->num_tiles == 0) {
+      throw Error(ErrorKind::kUnsupported,
+                  std::string(op) + ": no kernel configuration fits " + heuristics::describe(r.problem));
+    }
+  });
+  if (run) launch_fp8_gemm(op, *choice, r, a, sfa, b, sfb, d, stream);
+}
+
+// Why `choice` cannot run problem `p` (nullptr: it can).
+const char* config_mismatch(const heuristics::Fp8GemmChoice& choice, const heuristics::Fp8GemmProblem& p) {
+  const auto& config = choice.config;
+  if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
+      config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major)) {
+    return "its recipe, out_dtype, accumulate or scale layouts differ from the problem's";
   }
-  launch_fp8_gemm(op, choice, r, a, sfa, b, sfb, d, stream);
+  if (config.sf_chunks == 1 && p.sf_rows_tma == 0) return "sf_chunks needs scale rows that are 16-byte aligned";
+  if (const char* rule = device::config_violation(config)) return rule;
+  if (!device::k_splits_fit(p.k, config.k_splits)) return "k_splits leaves a split without k-blocks";
+  if (choice.launch.num_sms < device::cluster_size(config) || choice.launch.raster_band < 1) {
+    return "num_sms must hold a cluster and raster_band be >= 1";
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -316,26 +337,13 @@ void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const T
                              const TensorView& d, const TensorView* c, const GemmOptions& options,
                              const heuristics::Fp8GemmChoice& choice, cudaStream_t stream) {
   ResolvedGemm r;
-  if (!prepare("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream, r)) return;
-  const auto& p = r.problem;
-  const auto& config = choice.config;
-  const char* why = nullptr;
-  if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
-      config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major)) {
-    why = "its recipe, out_dtype, accumulate or scale layouts differ from the problem's";
-  } else if (config.sf_chunks == 1 && p.sf_rows_tma == 0) {
-    why = "sf_chunks needs scale rows that are 16-byte aligned";
-  } else if (const char* rule = device::config_violation(config)) {
-    why = rule;
-  } else if (!device::k_splits_fit(p.k, config.k_splits)) {
-    why = "k_splits leaves a split without k-blocks";
-  } else if (choice.launch.num_sms < device::cluster_size(config) || choice.launch.raster_band < 1) {
-    why = "num_sms must hold a cluster and raster_band be >= 1";
-  }
-  if (why != nullptr) {
-    throw Error(ErrorKind::kInvalidArgument, std::string("fp8_gemm_nt_with_config: the config does not fit the problem (") +
-                                                 why + "): " + heuristics::describe(p));
-  }
+  const auto check_config = [&] {
+    if (const char* why = config_mismatch(choice, r.problem)) {
+      throw Error(ErrorKind::kInvalidArgument, std::string("fp8_gemm_nt_with_config: the config does not fit the problem (") +
+                                                   why + "): " + heuristics::describe(r.problem));
+    }
+  };
+  if (!prepare("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream, r, check_config)) return;
   launch_fp8_gemm("fp8_gemm_nt", choice, r, a, sfa, b, sfb, d, stream);
 }
 

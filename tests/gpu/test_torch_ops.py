@@ -76,7 +76,7 @@ def test_registered_with_the_expected_schemas():
     for name in GEMMS:
         schema = getattr(ops, name).default._schema
         args = {a.name: a for a in schema.arguments}
-        assert list(args) == ["a", "sfa", "b", "sfb", "d", "c", "recipe"], str(schema)
+        assert list(args) == ["a", "sfa", "b", "sfb", "d", "c", "recipe", "recipe_a", "recipe_b"], str(schema)
         assert args["d"].alias_info is not None and args["d"].alias_info.is_write, str(schema)
         assert all(args[n].alias_info is None for n in ["a", "sfa", "b", "sfb", "c", "recipe"]), str(schema)
         assert len(schema.returns) == 0, str(schema)

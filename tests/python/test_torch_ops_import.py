@@ -150,7 +150,7 @@ def test_declared_signatures(stand_in_torch):
         for name in {GEMMS!r}:
             op = ops[name]
             sig = inspect.signature(op.fn)
-            assert list(sig.parameters) == ["a", "sfa", "b", "sfb", "d", "c", "recipe"], sig
+            assert list(sig.parameters) == ["a", "sfa", "b", "sfb", "d", "c", "recipe", "recipe_a", "recipe_b"], sig
             assert op.mutates_args == ("d",)
             assert sig.parameters["c"].default is None and sig.parameters["recipe"].default is None
             assert sig.return_annotation is None
