@@ -44,14 +44,16 @@ struct Sm90DenseScheduler {
   // This CTA's next unit; false when done. Identical sequence on both CTAs of a cluster.
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
     if (unit >= num_units) return false;
-    const i32 band = params.raster_band, band_units = band * units_minor;
-    const i32 tile_unit = unit / kSplits;
-    u.split = unit - tile_unit * kSplits;
-    const i32 band_index = tile_unit / band_units;
-    const i32 first = band_index * band;
-    const i32 band_size = min(band, units_major - first);
-    const i32 in_band = tile_unit - band_index * band_units;
-    const i32 u_major = first + in_band % band_size, u_minor = in_band / band_size;
+    // Unsigned: every value is non-negative, and u32 division is a shorter sequence than i32's.
+    const u32 band = static_cast<u32>(params.raster_band), band_units = band * static_cast<u32>(units_minor);
+    const u32 tile_unit = static_cast<u32>(unit) / kSplits;
+    u.split = unit - static_cast<i32>(tile_unit) * kSplits;
+    const u32 band_index = tile_unit / band_units;
+    const u32 first = band_index * band;
+    const u32 band_size = min(band, static_cast<u32>(units_major) - first);
+    const u32 in_band = tile_unit - band_index * band_units;
+    const u32 minor_index = in_band / band_size;
+    const i32 u_major = static_cast<i32>(first + (in_band - minor_index * band_size)), u_minor = static_cast<i32>(minor_index);
     u.m_block = (kAlongN ? u_minor : u_major) * kClusterM + rank_m;
     u.n_block = (kAlongN ? u_major : u_minor) * kClusterN + rank_n;
     u.group = 0;
