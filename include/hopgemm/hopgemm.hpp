@@ -1,8 +1,10 @@
 #pragma once
 // hopgemm: FP8 and BF16 matrix kernels for NVIDIA Hopper (SM90), compiled at run time.
 #include "hopgemm/error.hpp"
+#include "hopgemm/gemm.hpp"
 #include "hopgemm/jit.hpp"
 #include "hopgemm/layout.hpp"
 #include "hopgemm/quantize.hpp"
 #include "hopgemm/runtime.hpp"
 #include "hopgemm/tensor.hpp"
+#include "hopgemm/tuning.hpp"

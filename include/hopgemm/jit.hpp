@@ -1,5 +1,5 @@
 #pragma once
-// Run-time compilation controls (DESIGN.md §2.5): where compiled kernels live, what happens on a miss,
+// Run-time compilation controls: where compiled kernels live, what happens on a miss,
 // and ahead-of-time compilation of a whole suite without a GPU.
 #include <string>
 #include <vector>
@@ -21,6 +21,10 @@ const char* jit_policy_name(JitPolicy policy);
 // ~/.cache/hopgemm. set_cache_dir("") restores that default.
 void set_cache_dir(const std::string& path);
 std::string get_cache_dir();
+
+// The device headers the JIT compiles: HOPGEMM_INCLUDE_DIR, else the directory given here (the Python package passes
+// its bundled copy), else the source tree the library was built from. "" restores that default.
+void set_device_include_dir(const std::string& path);
 
 struct PrecompileReport {
   int num_kernels = 0;   // distinct kernels in the set

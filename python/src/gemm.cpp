@@ -12,11 +12,10 @@
 #include <optional>
 #include <string>
 
-#include "api/gemm_internal.hpp"
-#include "api/gemm_sources.hpp"
 #include "bindings.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
+#include "hopgemm/tuning.hpp"
 #include "tensor_arg.hpp"
 
 namespace nb = nanobind;
@@ -71,7 +70,7 @@ void def_fp8_gemm(nb::module_& m, const char* name, const char* compiled_dims, c
 }
 
 // Test and tuning hook: fp8_gemm_nt with the heuristics' config for the problem, then `overrides` applied
-// by field name (e.g. {"k_splits": 4, "block_n": 64}; api::apply_config_overrides).
+// by field name (e.g. {"k_splits": 4, "block_n": 64}; hopgemm/tuning.hpp).
 void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handle c, const Recipe& recipe,
                              const std::map<std::string, int>& overrides, nb::handle stream) {
   GemmOptions options;
@@ -82,10 +81,9 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
   const TensorView td = tensor_arg(d, "d", ctx);
   const TensorView tc = optional_tensor_arg(c, "c", ctx);
   const TensorView* pc = tc.rank < 0 ? nullptr : &tc;
-  const heuristics::Fp8GemmChoice choice = api::apply_config_overrides(
-      api::fp8_gemm_choice(api::fp8_gemm_problem(ta, tsfa, tb, tsfb, td, pc, options)), overrides,
-      "_fp8_gemm_nt_with_config");
-  launch(ctx, stream, [&](cudaStream_t s) { api::fp8_gemm_nt_with_config(ta, tsfa, tb, tsfb, td, pc, options, choice, s); });
+  launch(ctx, stream, [&](cudaStream_t s) {
+    fp8_gemm_nt_with_overrides(ta, tsfa, tb, tsfb, td, pc, options, overrides, s);
+  });
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
 #include "hopgemm/runtime.hpp"
-#include "jit/compiler.hpp"
 #include "tensor_arg.hpp"
 
 namespace nb = nanobind;
@@ -63,7 +62,7 @@ nb::dict describe(nb::handle x) {
 void bind_runtime(nb::module_& m) {
   nb::register_exception_translator(translate_error);
 
-  m.def("init", [](nb::handle include_dir) { jit::set_include_dir(fspath(include_dir)); }, "include_dir"_a,
+  m.def("init", [](nb::handle include_dir) { set_device_include_dir(fspath(include_dir)); }, "include_dir"_a,
         "Tells the JIT where the package's bundled device headers are. Called by `import hopgemm`.");
   m.def("_describe", &describe, "x"_a,
         "The TensorView hopgemm would see for `x` (host arrays included): data_ptr, dtype, shape, strides in "

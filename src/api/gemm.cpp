@@ -1,24 +1,25 @@
 // fp8_gemm_{nt,nn,tn,tt}: validate -> problem -> config (memoised) -> kernel (cached) -> launch.
 #include "hopgemm/gemm.hpp"
+#include "hopgemm/tuning.hpp"
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "api/gemm_internal.hpp"
 #include "api/gemm_sources.hpp"
+#include "api/sm90_launch.hpp"
 #include "api/validate.hpp"
 #include "heuristics/memo.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/runtime.hpp"
 #include "jit/kernel_cache.hpp"
-#include "runtime/cuda_check.hpp"
 #include "runtime/env.hpp"
 #include "runtime/workspace.hpp"
-#include "tma/tensor_map.hpp"
 
 namespace hopgemm {
 namespace {
@@ -168,42 +169,23 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
   // a_tail_rows); the whole-tile box only where M has a full tile row.
   const int64_t m_tail = p.m % cfg.block_m;
   const bool a_tail = cfg.cluster_n == 1 && m_tail != 0;
-  auto encode_a = [&](uint32_t box_rows) {
-    return tma::encode_2d({DType::kFloat8E4M3, a.data, uint64_t(p.k), uint64_t(p.m), uint64_t(a.stride(0)), 128,
-                           box_rows, tma::Swizzle::k128B},
-                          op);
-  };
-  if (!a_tail || p.m >= cfg.block_m) params.tma_a = encode_a(uint32_t(cfg.block_m / cfg.cluster_n));
+  if (!a_tail || p.m >= cfg.block_m) params.tma_a = api::sm90::fp8_operand_map(a, p.m, p.k, uint32_t(cfg.block_m / cfg.cluster_n), op);
   if (a_tail) {
     params.a_tail_rows = static_cast<int>((m_tail + 7) / 8 * 8);
-    params.tma_a_tail = encode_a(uint32_t(params.a_tail_rows));
+    params.tma_a_tail = api::sm90::fp8_operand_map(a, p.m, p.k, uint32_t(params.a_tail_rows), op);
   }
-  params.tma_b = tma::encode_2d({DType::kFloat8E4M3, b.data, uint64_t(p.k), uint64_t(p.n), uint64_t(b.stride(0)),
-                                 128, uint32_t(cfg.block_n / cfg.cluster_m), tma::Swizzle::k128B},
-                                op);
+  params.tma_b = api::sm90::fp8_operand_map(b, p.n, p.k, uint32_t(cfg.block_n / cfg.cluster_m), op);
+  // D by warpgroup rows, one swizzle atom of columns per box (the epilogue's staging tile).
   const int swizzle_d = device::d_swizzle_bytes(cfg);
-  const int out_bytes = device::out_elem_bytes(cfg);
-  const uint32_t box_d_inner = uint32_t(swizzle_d / out_bytes), box_d_rows = uint32_t(cfg.block_m / device::num_math_wgs(cfg));
-  params.tma_d = tma::encode_2d({d.dtype, d.data, uint64_t(p.n), uint64_t(p.m), uint64_t(d.stride(0)) * out_bytes,
-                                 box_d_inner, box_d_rows, tma::swizzle_for_bytes(swizzle_d)},
-                                op);
+  params.tma_d = api::sm90::output_map(d, p.m, p.n, uint32_t(swizzle_d / device::out_elem_bytes(cfg)),
+                                  uint32_t(cfg.block_m / device::num_math_wgs(cfg)), swizzle_d, op);
   // sf_chunks: row-major [rows, sf_k] scales, a box of 4 k-blocks (16 bytes) of every tile row.
-  auto encode_sf_chunks = [&](const TensorView& sf, int64_t rows, int64_t ld, int box_rows) {
-    return tma::encode_2d({DType::kFloat32, sf.data, uint64_t(sf_k), uint64_t(rows), uint64_t(ld) * 4,
-                           uint32_t(device::kSfChunkKBlocks), uint32_t(box_rows), tma::Swizzle::kNone},
-                          op);
-  };
-  if (device::sfa_chunked(cfg)) params.tma_sfa = encode_sf_chunks(sfa, p.m, r.sfa_ld, cfg.block_m);
-  if (device::sfb_chunked(cfg)) params.tma_sfb = encode_sf_chunks(sfb, p.n, r.sfb_ld, cfg.block_n);
-  if (p.sfa_k_major == 0) {
-    params.tma_sfa = tma::encode_2d({DType::kFloat32, sfa.data, uint64_t(p.m), uint64_t(sf_k),
-                                     uint64_t(sfa.stride(1)) * 4, uint32_t(cfg.block_m), 1, tma::Swizzle::kNone},
-                                    op);
-  }
+  const uint32_t chunk = device::kSfChunkKBlocks;
+  if (device::sfa_chunked(cfg)) params.tma_sfa = api::sm90::row_scale_chunk_map(sfa, p.m, sf_k, r.sfa_ld, chunk, cfg.block_m, op);
+  if (device::sfb_chunked(cfg)) params.tma_sfb = api::sm90::row_scale_chunk_map(sfb, p.n, sf_k, r.sfb_ld, chunk, cfg.block_n, op);
+  if (p.sfa_k_major == 0) params.tma_sfa = api::sm90::mn_major_scale_map(sfa, p.m, sf_k, uint32_t(cfg.block_m), op);
   if (p.recipe == device::kRecipe1D1D && !p.sfb_k_major) {
-    params.tma_sfb = tma::encode_2d({DType::kFloat32, sfb.data, uint64_t(p.n), uint64_t(sf_k),
-                                     uint64_t(sfb.stride(1)) * 4, uint32_t(cfg.block_n), 1, tma::Swizzle::kNone},
-                                    op);
+    params.tma_sfb = api::sm90::mn_major_scale_map(sfb, p.n, sf_k, uint32_t(cfg.block_n), op);
   }
   params.sfa = static_cast<const float*>(sfa.data);
   params.sfb = static_cast<const float*>(sfb.data);
@@ -225,18 +207,6 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
   return params;
 }
 
-// D = C where C is distinct, or zeros when K == 0 and there is no C.
-void prefill_d(const TensorView& d, const TensorView* c, bool copy_c, cudaStream_t stream) {
-  const size_t row_bytes = d.size(1) * d.element_size();
-  if (copy_c) {
-    HOPGEMM_CUDA_CHECK(cudaMemcpy2DAsync(d.data, d.stride(0) * d.element_size(), c->data,
-                                         c->stride(0) * c->element_size(), row_bytes, d.size(0),
-                                         cudaMemcpyDeviceToDevice, stream));
-  } else if (c == nullptr) {
-    HOPGEMM_CUDA_CHECK(cudaMemset2DAsync(d.data, d.stride(0) * d.element_size(), 0, row_bytes, d.size(0), stream));
-  }
-}
-
 void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, const ResolvedGemm& r,
                      const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                      const TensorView& d, cudaStream_t stream) {
@@ -255,18 +225,10 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
   const runtime::Workspace workspace(counter_bytes, partial_bytes, stream, op);  // held until the launch
   const Sm90Fp8GemmParams params =
       make_params(cfg, choice.launch, r, a, sfa, b, sfb, d, workspace.partials(), workspace.counters(), op);
-  jit::LaunchGeometry geometry;
-  geometry.cluster_x = device::cluster_size(cfg);
-  geometry.grid_x = choice.launch.num_sms - choice.launch.num_sms % geometry.cluster_x;
-  geometry.block_x = device::num_threads(cfg);
-  geometry.smem_bytes = device::smem_bytes(cfg);
-  geometry.device = a.device;
-  if (geometry.cluster_x > 1) {
-    // A persistent grid must be co-resident: with clusters, GPC boundaries may leave fewer slots than SMs.
-    const unsigned resident = kernel.max_active_clusters(a.device, geometry) * geometry.cluster_x;
-    geometry.grid_x = std::min(geometry.grid_x, resident);
-  }
-  jit::launch(kernel, geometry, &params, stream);
+  api::sm90::launch_persistent(kernel,
+                          {choice.launch.num_sms, device::cluster_size(cfg), unsigned(device::num_threads(cfg)),
+                           device::smem_bytes(cfg), a.device},
+                          &params, stream);
 }
 
 // Validation, zero-size handling and the C prefill shared by every entry point; returns false when there
@@ -280,7 +242,7 @@ bool prepare(const char* op, const TensorView& a, const TensorView& sfa, const T
   const auto& p = r.problem;
   if (p.m == 0 || p.n == 0) return false;
   if (p.k != 0) check_kernel();
-  if (p.k == 0 || r.copy_c) prefill_d(d, c, r.copy_c, stream);
+  if (p.k == 0 || r.copy_c) api::sm90::prefill_output(d, c, r.copy_c, stream);
   return p.k != 0;
 }
 
@@ -376,6 +338,20 @@ void fp8_gemm_tn(const TensorView& a, const TensorView& sfa, const TensorView& b
 void fp8_gemm_tt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
   run_fp8_gemm("fp8_gemm_tt", transposed(a), transposed(sfa), b, sfb, d, c, options, stream);
+}
+
+void fp8_gemm_nt_with_overrides(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                                const TensorView& d, const TensorView* c, const GemmOptions& options,
+                                const std::map<std::string, int>& overrides, cudaStream_t stream) {
+  const heuristics::Fp8GemmChoice choice = api::apply_config_overrides(
+      api::fp8_gemm_choice(api::fp8_gemm_problem(a, sfa, b, sfb, d, c, options)), overrides, "fp8_gemm_nt_with_overrides");
+  api::fp8_gemm_nt_with_config(a, sfa, b, sfb, d, c, options, choice, stream);
+}
+
+std::string describe_fp8_gemm_config(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                     const TensorView& sfb, const TensorView& d, const TensorView* c,
+                                     const GemmOptions& options) {
+  return heuristics::describe(api::fp8_gemm_choice(api::fp8_gemm_problem(a, sfa, b, sfb, d, c, options)));
 }
 
 }  // namespace hopgemm

@@ -79,10 +79,9 @@ std::map<std::string, int> parse_config_overrides(const std::string& text, const
 }
 
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
-  jit::ConfigWriter config("hopgemm::device::Sm90Fp8GemmConfig");
-  for (const auto& f : sm90_fp8_gemm_config_fields()) config.field(f.name, c.*(f.member));
-  return jit::render_kernel("sm90_fp8_gemm", "hopgemm/device/kernels/sm90_fp8_gemm.cuh",
-                            "hopgemm::device::sm90_fp8_gemm_kernel", config.str());
+  return jit::render_kernel(kSm90Fp8GemmFamily, [&](jit::ConfigWriter& w) {
+    for (const auto& f : sm90_fp8_gemm_config_fields()) w.field(f.name, c.*(f.member));
+  });
 }
 
 heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major) {

@@ -31,6 +31,9 @@ heuristics::Fp8GemmChoice apply_config_overrides(heuristics::Fp8GemmChoice choic
 // malformed item or a name apply_config_overrides would refuse throws Error(kInvalidArgument) naming `who`.
 std::map<std::string, int> parse_config_overrides(const std::string& text, const char* who);
 
+inline constexpr jit::KernelFamily kSm90Fp8GemmFamily{"sm90_fp8_gemm", "hopgemm/device/kernels/sm90_fp8_gemm.cuh",
+                                                   "hopgemm::device::sm90_fp8_gemm_kernel",
+                                                   "hopgemm::device::Sm90Fp8GemmConfig"};
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& config);
 // The problem fp8_gemm_nt sees for a suite GEMM whose A scales (and, for weight gradients, B scales: 1D1D, FP32
 // D += A B^T) come in the given layouts (1: row-major as quantised, 0: MN-major TMA-aligned).

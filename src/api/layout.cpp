@@ -247,12 +247,11 @@ SfTransform plan_transform_sf_into_required_layout(const TensorView& sf, int64_t
 namespace hopgemm::api {
 
 jit::KernelSource render_sm90_sf_layout(const device::SfLayoutConfig& c) {
-  const std::string config = jit::ConfigWriter("hopgemm::device::SfLayoutConfig")
-                                 .field("pack_ue8m0", c.pack_ue8m0)
-                                 .field("max_groups", c.max_groups)
-                                 .str();
-  return jit::render_kernel("sm90_sf_layout", "hopgemm/device/kernels/sm90_sf_layout.cuh",
-                            "hopgemm::device::sm90_sf_layout_kernel", config);
+  static constexpr jit::KernelFamily kFamily{"sm90_sf_layout", "hopgemm/device/kernels/sm90_sf_layout.cuh",
+                                             "hopgemm::device::sm90_sf_layout_kernel", "hopgemm::device::SfLayoutConfig"};
+  return jit::render_kernel(kFamily, [&](jit::ConfigWriter& w) {
+    w.field("pack_ue8m0", c.pack_ue8m0).field("max_groups", c.max_groups);
+  });
 }
 
 std::vector<device::SfLayoutConfig> layout_suite_configs() {

@@ -126,14 +126,12 @@ void per_channel_cast_to_fp8(const TensorView& x, const TensorView& x_fp8, const
 namespace hopgemm::api {
 
 jit::KernelSource render_sm90_quantize_fp8(const device::QuantizeConfig& c) {
-  const std::string config = jit::ConfigWriter("hopgemm::device::QuantizeConfig")
-                                 .field("kind", c.kind)
-                                 .field("in_dtype", c.in_dtype)
-                                 .field("gran", c.gran)
-                                 .field("use_ue8m0", c.use_ue8m0)
-                                 .str();
-  return jit::render_kernel("sm90_quantize_fp8", "hopgemm/device/kernels/sm90_quantize_fp8.cuh",
-                            "hopgemm::device::sm90_quantize_fp8_kernel", config);
+  static constexpr jit::KernelFamily kFamily{"sm90_quantize_fp8", "hopgemm/device/kernels/sm90_quantize_fp8.cuh",
+                                             "hopgemm::device::sm90_quantize_fp8_kernel",
+                                             "hopgemm::device::QuantizeConfig"};
+  return jit::render_kernel(kFamily, [&](jit::ConfigWriter& w) {
+    w.field("kind", c.kind).field("in_dtype", c.in_dtype).field("gran", c.gran).field("use_ue8m0", c.use_ue8m0);
+  });
 }
 
 std::vector<device::QuantizeConfig> quantize_suite_configs() {

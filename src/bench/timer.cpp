@@ -73,8 +73,9 @@ const DeviceBuffer& flush_buffer() {
 }  // namespace
 
 jit::KernelSource render_l2_sweep(const device::L2SweepConfig& c) {
-  return jit::render_kernel("l2_sweep", "hopgemm/device/kernels/l2_sweep.cuh", "hopgemm::device::l2_sweep_kernel",
-                            jit::ConfigWriter("hopgemm::device::L2SweepConfig").field("unused", c.unused).str());
+  static constexpr jit::KernelFamily kFamily{"l2_sweep", "hopgemm/device/kernels/l2_sweep.cuh",
+                                             "hopgemm::device::l2_sweep_kernel", "hopgemm::device::L2SweepConfig"};
+  return jit::render_kernel(kFamily, [&](jit::ConfigWriter& w) { w.field("unused", c.unused); });
 }
 
 namespace {

@@ -27,10 +27,27 @@ class ConfigWriter {
   bool first_ = true;
 };
 
+// A kernel family as the JIT sees it: the name of its cache entries and messages, the device header that defines it
+// (relative to include/), the __global__ template and the config struct it is instantiated with.
+struct KernelFamily {
+  const char* name;
+  const char* header;
+  const char* kernel;
+  const char* config_type;
+};
+
 // The translation unit for one kernel: includes `header` (relative to include/, e.g.
 // "hopgemm/device/kernels/sm90_quantize_fp8.cuh") and takes the address of `kernel<config_expr>`, which
 // makes the compiler emit exactly that one instantiation as the cubin's only entry point.
 KernelSource render_kernel(const std::string& family, const std::string& header, const std::string& kernel,
                            const std::string& config_expr);
+
+// The family's translation unit for one config: `write_fields(writer)` adds the config's fields in declaration order.
+template <class WriteFields>
+KernelSource render_kernel(const KernelFamily& family, WriteFields&& write_fields) {
+  ConfigWriter writer(family.config_type);
+  write_fields(writer);
+  return render_kernel(family.name, family.header, family.kernel, writer.str());
+}
 
 }  // namespace hopgemm::jit

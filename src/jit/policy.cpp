@@ -12,6 +12,7 @@
 
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
+#include "jit/compiler.hpp"
 #include "runtime/env.hpp"
 
 namespace hopgemm {
@@ -82,5 +83,7 @@ std::string get_cache_dir() {
   }
   return default_cache_dir();
 }
+
+void set_device_include_dir(const std::string& path) { jit::set_include_dir(path); }
 
 }  // namespace hopgemm

@@ -72,7 +72,7 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
   const bool sfa_warp = T::kSfaStaged && pwarp >= kFirstSfaWarp;
   if (pwarp != 0 && !sfa_warp) return;
 
-  const i32 m = params.m, n = params.n;
+  const i32 n = params.n;
   const i32 num_k_blocks = ceil_div(params.k, kBlockK);
   const i32 num_sfb_rows = ceil_div(n, 128);
   // A's last tile row, where M leaves it partly empty (no A-sharing pair), loads only M's rows (rounded up to 8) from
