@@ -117,11 +117,13 @@ void bind_runtime(nb::module_& m) {
       .def_ro("num_kernels", &PrecompileReport::num_kernels)
       .def_ro("num_compiled", &PrecompileReport::num_compiled)
       .def_ro("num_cached", &PrecompileReport::num_cached)
+      .def_ro("num_stored", &PrecompileReport::num_stored)
       .def_ro("seconds", &PrecompileReport::seconds)
       .def_ro("errors", &PrecompileReport::errors)
       .def("__repr__", [](const PrecompileReport& r) {
         return "PrecompileReport(num_kernels=" + std::to_string(r.num_kernels) + ", num_compiled=" +
                std::to_string(r.num_compiled) + ", num_cached=" + std::to_string(r.num_cached) +
+               ", num_stored=" + std::to_string(r.num_stored) +
                ", seconds=" + std::to_string(r.seconds) + ", errors=" + std::to_string(r.errors.size()) + ")";
       });
   m.def("precompile_suites", &precompile_suites, "Names of the embedded shape suites.");

@@ -4,12 +4,16 @@
 
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "api/gemm_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
+#include "jit/compiler.hpp"
+#include "jit/disk_cache.hpp"
 #include "jit/precompile.hpp"
 
 namespace hopgemm {
@@ -98,7 +102,16 @@ PrecompileReport precompile_suite(const std::string& suite, int num_sms, int job
       }
     };
   }
-  return jit::precompile_sources(sources, jobs, progress);
+  PrecompileReport report = jit::precompile_sources(sources, jobs, progress);
+  // What the disk cache holds now: where it could not be written (a full or read-only disk) the rest were
+  // compiled in memory only, after one warning, and are lost at exit.
+  const jit::Compiler& compiler = jit::default_compiler();
+  std::set<std::string_view> stored;
+  for (const auto& source : sources) {
+    if (!stored.count(source.code) && jit::disk_cache_contains(source, compiler)) stored.insert(source.code);
+  }
+  report.num_stored = static_cast<int>(stored.size());
+  return report;
 }
 
 }  // namespace hopgemm
