@@ -3,9 +3,9 @@ DeepGEMM users write it) against the same code run eagerly, and torch.library.op
 per-operand recipes. tests/python/test_torch_compile.py checks the traced graphs without a GPU."""
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs torch (pip install torch) for CUDA tensors and torch.compile")
-if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] != 9:
-    pytest.skip("needs an SM90 (Hopper) GPU", allow_module_level=True)
+from sm90_torch import require_torch_on_sm90
+
+torch = require_torch_on_sm90("CUDA tensors and torch.compile")
 if not hasattr(torch.library, "custom_op"):
     pytest.skip(f"needs torch >= 2.4 for torch.library.custom_op, found {torch.__version__}", allow_module_level=True)
 
