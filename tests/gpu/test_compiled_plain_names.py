@@ -1,6 +1,7 @@
 """torch.compile of code written with the plain names (hopgemm.fp8_gemm_nt, hopgemm.utils.per_token_cast_to_fp8, as
 DeepGEMM users write it) against the same code run eagerly, and torch.library.opcheck of the GEMM op with the
-per-operand recipes. tests/python/test_torch_compile.py checks the traced graphs without a GPU."""
+per-operand recipes. tests/python/test_torch_compile.py checks the
+traced graphs without a GPU."""
 import pytest
 
 from sm90_torch import require_torch_on_sm90
