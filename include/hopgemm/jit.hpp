@@ -30,6 +30,8 @@ struct PrecompileReport {
   int num_kernels = 0;   // distinct kernels in the set
   int num_compiled = 0;  // compiled now
   int num_cached = 0;    // already in the disk cache
+  int num_stored = 0;    // in the disk cache after the run: fewer than num_kernels where it could not be written
+                         // (a full or read-only disk), the rest compiled in memory only and lost at exit
   double seconds = 0.0;  // wall time
   std::vector<std::string> errors;  // one line per kernel that failed
 };

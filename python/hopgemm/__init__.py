@@ -59,7 +59,7 @@ except ImportError:  # running from a source tree
 # above do not use them (the dispatcher costs microseconds per call).
 
 
-def register_torch_ops():
+def register_torch_ops() -> "torch._ops._OpNamespace":
     """Register hopgemm's ops with torch.library (idempotent; imports torch) and return ``torch.ops.hopgemm``.
     Normally automatic; call it to get registration errors raised instead of warned."""
     from . import _torch_ops

@@ -2,12 +2,10 @@
 their parameters and torch.compile can trace them (hopgemm/_dispatch.py)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 from . import _C, _dispatch
-
-if TYPE_CHECKING:
-    Tensor = Any  # a torch tensor or any DLPack array on a CUDA device
+from ._tensors import Tensor
 
 __all__ = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
 

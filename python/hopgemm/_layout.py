@@ -1,8 +1,10 @@
-"""Scale-factor layout utilities with deep_gemm's names and semantics (reference §1.1, §2).
+"""Scale-factor layout utilities with deep_gemm's names and semantics.
 
 The kernels are in the C++ library; this module allocates their outputs like the input."""
+from typing import Optional, Sequence
+
 from . import _C, _dispatch
-from ._tensors import empty, empty_strided, shape_of
+from ._tensors import Tensor, empty, empty_strided, shape_of
 
 get_tma_aligned_size = _C.get_tma_aligned_size
 get_mk_alignment_for_contiguous_layout = _C.get_mk_alignment_for_contiguous_layout
@@ -26,13 +28,13 @@ def _ceil_div(x, y):
     return (x + y - 1) // y
 
 
-def get_theoretical_mk_alignment_for_contiguous_layout(expected_m=None):
+def get_theoretical_mk_alignment_for_contiguous_layout(expected_m: Optional[int] = None) -> int:
     """deep_gemm's M-grouped contiguous alignment for an expected group size; on SM90 it is always
     get_mk_alignment_for_contiguous_layout() (the kernels' BLOCK_M)."""
     return get_mk_alignment_for_contiguous_layout()
 
 
-def get_mn_major_tma_aligned_tensor(sf):
+def get_mn_major_tma_aligned_tensor(sf: Tensor) -> Tensor:
     """FP32 scale factors [mn, sf_k] or [G, mn, sf_k] in the MN-major TMA-aligned layout: strides
     (1, tma_mn) (and tma_mn * sf_k for G), tma_mn = get_tma_aligned_size(mn, 4). Returns `sf` itself when
     it already has that layout, else a new tensor of the same framework and device (under torch.compile: always
@@ -44,7 +46,7 @@ def get_mn_major_tma_aligned_tensor(sf):
     return relayout_mn_major_tma_aligned(sf)
 
 
-def relayout_mn_major_tma_aligned(sf):
+def relayout_mn_major_tma_aligned(sf: Tensor) -> Tensor:
     """A new tensor holding `sf` in the MN-major TMA-aligned layout (the kernel, without the dispatch and the
     early return of get_mn_major_tma_aligned_tensor)."""
     shape = shape_of(sf)
@@ -53,7 +55,7 @@ def relayout_mn_major_tma_aligned(sf):
     return out
 
 
-def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf):
+def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf: Tensor) -> Tensor:
     """FP32 scale factors [mn, sf_k] (or [G, mn, sf_k]) -> UE8M0 exponents packed 4 per int32 along K:
     int32 [mn, ceil(sf_k / 4)] (or [G, ...]) in the MN-major TMA-aligned layout (DeepGEMM's SM100 format).
     Each scale is rounded up to a power of two first."""
@@ -67,7 +69,8 @@ def get_mn_major_tma_aligned_packed_ue8m0_tensor(sf):
     return out
 
 
-def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks):
+def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf: Tensor, ks_tensor: Tensor,
+                                                           ks: Sequence[int]) -> Tensor:
     """K-grouped variant: sf FP32 [sum_g ceil(ks[g] / 128), mn] (per-channel scales of the groups stacked
     along K) -> int32 [sum_g ceil(ks[g] / 512), mn], UE8M0 exponents packed 4 per int32 along K within each
     group. `ks_tensor` (the same values on the device, as deep_gemm takes them) is not read."""
@@ -81,8 +84,9 @@ def get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks):
     return out
 
 
-def transform_sf_into_required_layout(sf, mn, k, recipe, num_groups=None, is_sfa=None,
-                                      disable_ue8m0_cast=False):
+def transform_sf_into_required_layout(sf: Tensor, mn: int, k: int, recipe: Sequence[int],
+                                      num_groups: Optional[int] = None, is_sfa: Optional[bool] = None,
+                                      disable_ue8m0_cast: bool = False) -> Tensor:
     """Scale factors in the layout the SM90 kernels read (deep_gemm semantics):
 
     * recipe (1, 1, 128) for `sf` of A (or (1, 128) as gran_mn, gran_k): per-row FP32 scales

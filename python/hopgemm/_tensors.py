@@ -6,7 +6,13 @@ caller has imported torch, so it is looked up in ``sys.modules``.
 """
 import sys
 
+from typing import Any
+
 from . import _C
+
+# What the ops take for a tensor: a torch tensor, or any DLPack array on a CUDA device (CuPy, JAX, ...). An alias,
+# so that signatures say what an argument is while type checkers accept every framework.
+Tensor = Any
 
 # CuPy has no float8 type: e4m3 values are held as their uint8 bit patterns (the C++ binding reads
 # uint8 arrays as e4m3 where an op expects FP8).
@@ -60,5 +66,11 @@ def empty(like, shape, dtype, name="x"):
     return empty_strided(like, tuple(shape), tuple(strides), dtype, name)
 
 
-def shape_of(x):
-    return tuple(int(s) for s in x.shape)
+def shape_of(x, name="x"):
+    """The shape of `x` as ints; for something that is not a tensor, the error an op would raise for argument
+    `name`."""
+    try:
+        return tuple(int(s) for s in x.shape)
+    except AttributeError:
+        _C._check_tensor(x, name)
+        raise

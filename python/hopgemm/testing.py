@@ -2,6 +2,7 @@
 element-wise checks against float64 references of dequantised inputs (hopgemm/_accuracy.py)."""
 import os
 import statistics
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from ._accuracy import (
     FP8_ACC_TOL,
@@ -19,7 +20,7 @@ __all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto", "FP8_ACC_TOL", "
            "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference"]
 
 
-def calc_diff(x, y):
+def calc_diff(x: Any, y: Any) -> Any:
     """DeepGEMM's accuracy metric, in float64: 1 - 2 * sum(x * y) / sum(x * x + y * y), and 0.0 when the
     denominator is 0 (both all zeros). 0 for identical inputs, ~1e-3 for FP8-level error. Takes torch
     tensors (returns a 0-d float64 tensor, like deep_gemm) or anything NumPy accepts (returns a float)."""
@@ -36,7 +37,7 @@ def calc_diff(x, y):
     return 1 - similarity
 
 
-def count_bytes(*tensors):
+def count_bytes(*tensors: Any) -> int:
     """Total bytes of the tensors (each read or written once); None is skipped, tuples and lists are
     flattened."""
     total = 0
@@ -57,7 +58,7 @@ def _l2_flush_buffer(torch, flush_l2):
     return torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda") if flush_l2 else None
 
 
-def bench(fn, num_warmups: int = 5, num_tests: int = 30, flush_l2: bool = True):
+def bench(fn: Callable[[], Any], num_warmups: int = 5, num_tests: int = 30, flush_l2: bool = True) -> float:
     """Median time of `fn()` in seconds, measured with CUDA events on the current stream; before each timed
     call a 256 MB buffer is zeroed to flush L2. Needs torch and a GPU."""
     import torch
@@ -79,8 +80,9 @@ def bench(fn, num_warmups: int = 5, num_tests: int = 30, flush_l2: bool = True):
     return statistics.median(s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends))
 
 
-def bench_kineto(fn, kernel_names, num_tests: int = 30, suppress_kineto_output: bool = False,
-                 trace_path=None, flush_l2: bool = True, with_multiple_kernels: bool = False):
+def bench_kineto(fn: Callable[[], Any], kernel_names: Union[str, Sequence[str]], num_tests: int = 30,
+                 suppress_kineto_output: bool = False, trace_path: Optional[str] = None, flush_l2: bool = True,
+                 with_multiple_kernels: bool = False) -> Union[float, Tuple[float, ...]]:
     """deep_gemm.testing.bench_kineto: mean GPU time in seconds of the kernels whose names contain each of
     `kernel_names` (a string or a tuple of strings; the result has the same form), profiled with
     torch.profiler over `num_tests` calls, each after a 256 MB L2 flush. Returns 1 when

@@ -1,8 +1,10 @@
 """deep_gemm.utils equivalents: integer helpers, UE8M0 rounding, fused FP8 quantisers, layout helpers."""
+from typing import Any, Tuple
+
 from . import _C, _dispatch
 from ._layout import *  # noqa: F401,F403 (deep_gemm.utils re-exports the layout helpers)
 from ._layout import __all__ as _layout_all
-from ._tensors import empty, is_torch_tensor, shape_of
+from ._tensors import Tensor, empty, is_torch_tensor, shape_of
 
 __all__ = [
     "ceil_div",
@@ -22,7 +24,7 @@ def align(x: int, y: int) -> int:
     return ceil_div(x, y) * y
 
 
-def ceil_to_ue8m0(x):
+def ceil_to_ue8m0(x: Any) -> Any:
     """|x| rounded up to a power of two, bit-exact on the FP32 encoding: the exponent field is incremented
     when the mantissa is non-zero, then clamped to [1, 254] (so zeros, denormals, Inf and NaN map to
     2^-126 .. 2^127). Takes a torch tensor or a NumPy array; returns FP32."""
@@ -70,7 +72,7 @@ def _cast_to_fp8(op, x, use_ue8m0, gran_k):
     return x_fp8, sf
 
 
-def per_token_cast_to_fp8(x, use_ue8m0: bool = False, gran_k: int = 128):
+def per_token_cast_to_fp8(x: Tensor, use_ue8m0: bool = False, gran_k: int = 128) -> Tuple[Tensor, Tensor]:
     """x [m, n] BF16/FP32 -> (x_fp8 [m, n] e4m3, sf [m, ceil(n / gran_k)] FP32), one scale per row per
     gran_k columns: sf = max(amax, 1e-4) / 448 (rounded up to a power of two with use_ue8m0), x ~= x_fp8 * sf."""
     if _dispatch.is_compiling():
@@ -78,7 +80,7 @@ def per_token_cast_to_fp8(x, use_ue8m0: bool = False, gran_k: int = 128):
     return _cast_to_fp8("per_token_cast_to_fp8", x, use_ue8m0, gran_k)
 
 
-def per_block_cast_to_fp8(x, use_ue8m0: bool = False, gran_k: int = 128):
+def per_block_cast_to_fp8(x: Tensor, use_ue8m0: bool = False, gran_k: int = 128) -> Tuple[Tensor, Tensor]:
     """x [m, n] -> (x_fp8 [m, n] e4m3, sf [ceil(m / gran_k), ceil(n / gran_k)] FP32), one scale per
     gran_k x gran_k block."""
     if _dispatch.is_compiling():
@@ -86,7 +88,7 @@ def per_block_cast_to_fp8(x, use_ue8m0: bool = False, gran_k: int = 128):
     return _cast_to_fp8("per_block_cast_to_fp8", x, use_ue8m0, gran_k)
 
 
-def per_channel_cast_to_fp8(x, use_ue8m0: bool = False, gran_k: int = 128):
+def per_channel_cast_to_fp8(x: Tensor, use_ue8m0: bool = False, gran_k: int = 128) -> Tuple[Tensor, Tensor]:
     """x [m, n] with m % gran_k == 0 -> (x_fp8 [m, n] e4m3, sf [m / gran_k, n] FP32), one scale per column
     per gran_k rows (K-grouped wgrad operands stored [K, MN])."""
     if _dispatch.is_compiling():

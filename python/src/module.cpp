@@ -63,6 +63,7 @@ void bind_runtime(nb::module_& m) {
   nb::register_exception_translator(translate_error);
 
   m.def("init", [](nb::handle include_dir) { set_device_include_dir(fspath(include_dir)); }, "include_dir"_a,
+        nb::sig("def init(include_dir: str | os.PathLike[str]) -> None"),
         "Tells the JIT where the package's bundled device headers are. Called by `import hopgemm`.");
   m.def("_describe", &describe, "x"_a,
         "The TensorView hopgemm would see for `x` (host arrays included): data_ptr, dtype, shape, strides in "
@@ -101,26 +102,32 @@ void bind_runtime(nb::module_& m) {
         "Number of SMs the persistent kernels use; 0 restores all SMs of the device.");
   m.def("get_num_sms", [] { return get_num_sms(); }, "Number of SMs the persistent kernels use (current device).");
   m.def("set_tc_util", &set_tc_util, "percent"_a, "Tensor-core utilisation hint in percent, in (0, 100].");
-  m.def("get_tc_util", &get_tc_util);
+  m.def("get_tc_util", &get_tc_util, "The tensor-core utilisation hint in percent (set_tc_util).");
   m.def("set_pdl", &set_pdl, "enable"_a, "Programmatic dependent launch for kernels launched afterwards.");
-  m.def("get_pdl", &get_pdl);
+  m.def("get_pdl", &get_pdl, "Whether programmatic dependent launch is on (set_pdl; off by default).");
 
   m.def("set_jit_policy", [](const std::string& policy) { set_jit_policy(parse_jit_policy(policy)); }, "policy"_a,
         "What an op does on a kernel-cache miss: 'allow' (compile), 'warn_on_miss' or 'error_on_miss'.");
-  m.def("get_jit_policy", [] { return std::string(jit_policy_name(get_jit_policy())); });
+  m.def("get_jit_policy", [] { return std::string(jit_policy_name(get_jit_policy())); },
+        "The JIT policy: 'allow', 'warn_on_miss' or 'error_on_miss' (set_jit_policy, $HOPGEMM_JIT_POLICY).");
   m.def("set_cache_dir", [](nb::handle path) { set_cache_dir(fspath(path)); }, "path"_a,
+        nb::sig("def set_cache_dir(path: str | os.PathLike[str]) -> None"),
         "Root of the disk cache of compiled kernels; '' restores the default.");
-  m.def("get_cache_dir", &get_cache_dir);
+  m.def("get_cache_dir", &get_cache_dir,
+        "The disk cache's root: set_cache_dir's, else $HOPGEMM_CACHE_DIR (or $DG_JIT_CACHE_DIR), else "
+        "$XDG_CACHE_HOME/hopgemm, else ~/.cache/hopgemm.");
 
   nb::class_<PrecompileReport>(m, "PrecompileReport")
       .def_ro("num_kernels", &PrecompileReport::num_kernels)
       .def_ro("num_compiled", &PrecompileReport::num_compiled)
       .def_ro("num_cached", &PrecompileReport::num_cached)
+      .def_ro("num_stored", &PrecompileReport::num_stored)
       .def_ro("seconds", &PrecompileReport::seconds)
       .def_ro("errors", &PrecompileReport::errors)
       .def("__repr__", [](const PrecompileReport& r) {
         return "PrecompileReport(num_kernels=" + std::to_string(r.num_kernels) + ", num_compiled=" +
                std::to_string(r.num_compiled) + ", num_cached=" + std::to_string(r.num_cached) +
+               ", num_stored=" + std::to_string(r.num_stored) +
                ", seconds=" + std::to_string(r.seconds) + ", errors=" + std::to_string(r.errors.size()) + ")";
       });
   m.def("precompile_suites", &precompile_suites, "Names of the embedded shape suites.");

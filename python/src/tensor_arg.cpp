@@ -156,14 +156,38 @@ bool dlpack_dtype(const nb::dlpack::dtype& dt, unsigned flags, DType& out) {
   }
 }
 
+std::string python_type_name(nb::handle obj) {
+  return nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())))));
+}
+
+// Why an object that has __dlpack__ could not be imported: the exporter's own error (NumPy refuses the float8
+// types ml_dtypes adds to it, for one), with what to do instead.
+[[noreturn]] void not_exportable(nb::handle obj, const char* name) {
+  std::string why = "its __dlpack__ capsule is not one hopgemm can read";
+  try {
+    obj.attr("__dlpack__")();
+  } catch (nb::python_error& e) {
+    why = std::string("__dlpack__() raised ") + e.what();
+    while (!why.empty() && (why.back() == '.' || why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  }
+  std::string message =
+      std::string("argument '") + name + "' (" + python_type_name(obj) + ") cannot be exported through DLPack: " + why;
+  const nb::object dtype = nb::getattr(obj, "dtype", nb::none());
+  if (nb::cast<std::string>(nb::str(nb::handle(dtype.ptr()))).rfind("float8", 0) == 0) {
+    message += ". NumPy cannot export float8 arrays (ml_dtypes' types) through DLPack; pass FP8 data as torch "
+               "float8_e4m3fn tensors, or as uint8 bit patterns (x.view(numpy.uint8)) from a framework without float8";
+  }
+  throw nb::type_error(message.c_str());
+}
+
 // Fills `view` from a DLPack-capable object; device -1 for memory a kernel cannot address.
 void dlpack_view(nb::handle obj, const char* name, unsigned flags, TensorView& view, std::string* non_cuda) {
   // Read-only import: accepts immutable producers (JAX) and asks for the cheaper unversioned capsule.
   nb::ndarray<nb::ro> array;
   if (!nb::try_cast(obj, array)) {
+    if (nb::hasattr(obj, "__dlpack__")) not_exportable(obj, name);
     throw nb::type_error((std::string("argument '") + name + "' must be a tensor (torch, or any array with "
-                          "__dlpack__), got " + nb::cast<std::string>(nb::str(nb::handle(
-                              reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())))))).c_str());
+                          "__dlpack__), got " + python_type_name(obj)).c_str());
   }
   const int32_t device_type = array.device_type();
   if (device_type == kDLCUDA || device_type == kDLCUDAManaged) {

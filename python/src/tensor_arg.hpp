@@ -1,5 +1,5 @@
 #pragma once
-// Python objects -> hopgemm::TensorView, and the stream an op runs on (DESIGN.md §2.6).
+// Python objects -> hopgemm::TensorView, and the stream an op runs on.
 //
 // Tensors come in two ways:
 // - torch.Tensor: read directly through a handful of C-implemented attributes (data_ptr, dtype, shape,

@@ -4,19 +4,23 @@
 
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "api/gemm_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
+#include "jit/compiler.hpp"
+#include "jit/disk_cache.hpp"
 #include "jit/precompile.hpp"
 
 namespace hopgemm {
 namespace api {
 namespace {
 
-// DeepSeek-V3 dense (N, K) pairs of the BF16-output GEMMs (reference §7.4, tests/generators.py).
+// DeepSeek-V3 dense (N, K) pairs of the BF16-output GEMMs (the shapes of DeepGEMM's tests/generators.py).
 constexpr int64_t kDeepseekV3NK[][2] = {{2112, 7168}, {576, 7168},   {24576, 1536}, {32768, 512},
                                         {7168, 16384}, {4096, 7168}, {7168, 2048}};
 constexpr int64_t kForwardM[] = {1, 64, 128, 4096};
@@ -34,7 +38,7 @@ std::vector<SuiteGemm> deepseek_v3() {
   return gemms;
 }
 
-// DeepGEMM PR #95's dense weight-gradient shapes (reference §7.5): 1D1D, FP32 D += A B^T.
+// DeepGEMM PR #95's dense weight-gradient shapes: 1D1D, FP32 D += A B^T.
 std::vector<SuiteGemm> wgrad_pr95() {
   constexpr int64_t kMNK[][3] = {{7168, 2112, 4096}, {1536, 24576, 4096}, {512, 32768, 4096},
                                  {16384, 7168, 4096}, {7168, 4096, 4096}, {2048, 7168, 4096},
@@ -98,7 +102,16 @@ PrecompileReport precompile_suite(const std::string& suite, int num_sms, int job
       }
     };
   }
-  return jit::precompile_sources(sources, jobs, progress);
+  PrecompileReport report = jit::precompile_sources(sources, jobs, progress);
+  // What the disk cache holds now: where it could not be written (a full or read-only disk) the rest were
+  // compiled in memory only, after one warning, and are lost at exit.
+  const jit::Compiler& compiler = jit::default_compiler();
+  std::set<std::string_view> stored;
+  for (const auto& source : sources) {
+    if (!stored.count(source.code) && jit::disk_cache_contains(source, compiler)) stored.insert(source.code);
+  }
+  report.num_stored = static_cast<int>(stored.size());
+  return report;
 }
 
 }  // namespace hopgemm

@@ -28,25 +28,46 @@ bool gpu_available() {
   return ok;
 }
 
-int current_device() {
+namespace {
+
+// The runtime's first call fails with one of these where there is nothing to run on: say that plainly, as
+// `hopgemm info` does, instead of the runtime's words.
+void check_device_call(cudaError_t status, const char* call, const char* who) {
+  if (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) {
+    cudaGetLastError();
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    throw Error(ErrorKind::kCuda,
+                std::string(who) + ": no GPU to use here: " +
+                    (status == cudaErrorNoDevice
+                         ? "the NVIDIA driver sees no device (check CUDA_VISIBLE_DEVICES)"
+                         : "no NVIDIA driver is installed, or it is older than the CUDA runtime (" +
+                               std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) + ")") +
+                    "; kernels can be precompiled without one (hopgemm precompile), not run");
+  }
+  runtime::check_cuda(status, call);
+}
+
+int current_device_of(const char* who) {
   int device = 0;
-  HOPGEMM_CUDA_CHECK(cudaGetDevice(&device));
+  check_device_call(cudaGetDevice(&device), "cudaGetDevice", who);
   return device;
 }
 
-const DeviceInfo& device_info(int device) {
+const DeviceInfo& device_info_of(int device, const char* who) {
   // Read on every op call: a published entry is found without a lock; the lock only orders the first query.
   static std::array<std::atomic<const DeviceInfo*>, kMaxDevices> cache{};
   static std::mutex mutex;
-  if (device < 0) device = current_device();
+  if (device < 0) device = current_device_of(who);
   if (device >= kMaxDevices) {
-    throw Error(ErrorKind::kInvalidArgument, "device_info: device index " + std::to_string(device) + " out of range");
+    throw Error(ErrorKind::kInvalidArgument, std::string(who) + ": device index " + std::to_string(device) +
+                                                 " out of range");
   }
   if (const DeviceInfo* known = cache[device].load(std::memory_order_acquire)) return *known;
   std::lock_guard<std::mutex> lock(mutex);
   if (const DeviceInfo* known = cache[device].load(std::memory_order_acquire)) return *known;
   cudaDeviceProp prop{};
-  HOPGEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  check_device_call(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties", who);
   auto info = std::make_unique<DeviceInfo>();
   info->device = device;
   info->name = prop.name;
@@ -61,6 +82,12 @@ const DeviceInfo& device_info(int device) {
   cache[device].store(published, std::memory_order_release);
   return *published;
 }
+
+}  // namespace
+
+int current_device() { return current_device_of("current_device"); }
+
+const DeviceInfo& device_info(int device) { return device_info_of(device, "device_info"); }
 
 void set_num_sms(int num_sms) {
   if (num_sms < 0) {
@@ -78,7 +105,7 @@ void set_num_sms(int num_sms) {
 
 int get_num_sms(int device) {
   const int n = g_num_sms.load();
-  return n > 0 ? n : device_info(device).num_sms;
+  return n > 0 ? n : device_info_of(device, "get_num_sms").num_sms;
 }
 
 void set_tc_util(int percent) {

@@ -130,7 +130,9 @@ Workspace::Workspace(size_t counter_bytes, size_t partial_bytes, cudaStream_t st
   State& s = state();
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    Slot& slot = s.slots[Key{device, reinterpret_cast<uintptr_t>(stream), capture.active, capture.id}];
+    // The id means nothing outside a capture: it stays out of the key there.
+    Slot& slot = s.slots[Key{device, reinterpret_cast<uintptr_t>(stream), capture.active,
+                             capture.active ? capture.id : 0}];
     if (!capture.active) {
       unsigned long long stream_id = 0;
       HOPGEMM_CUDA_CHECK(cudaStreamGetId(stream, &stream_id));

@@ -7,9 +7,9 @@ with a run on one stream (split-K reduces in a fixed order: reruns are bitwise i
 """
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs torch (pip install torch) for CUDA tensors and streams")
-if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] != 9:
-    pytest.skip("needs an SM90 (Hopper) GPU", allow_module_level=True)
+from sm90_torch import require_torch_on_sm90
+
+torch = require_torch_on_sm90("CUDA tensors and streams")
 
 import hopgemm  # noqa: E402
 from hopgemm.testing import calc_diff  # noqa: E402

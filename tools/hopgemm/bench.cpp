@@ -102,10 +102,10 @@ int run_bench(Args& args) {
                 "a clean, cold L2), got '" + flush + "'");
   }
   args.expect_consumed();
+  const auto shapes = gemm_shapes(suite, shape, role);  // every argument is checked before the GPU is looked for
   if (!gpu_available()) throw Error(ErrorKind::kCuda, "bench needs a GPU; use `hopgemm precompile` on this machine");
   if (device_info().arch_major != 9) throw Error(ErrorKind::kUnsupported, "bench needs an SM90 (Hopper) GPU");
 
-  const auto shapes = gemm_shapes(suite, shape, role);
   cudaStream_t stream;
   HOPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   bench::CublasLtBaselines cublaslt;

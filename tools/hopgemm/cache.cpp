@@ -1,13 +1,86 @@
 // hopgemm cache ls | verify | clear
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "api/gemm_sources.hpp"
 #include "cli.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
 #include "jit/disk_cache.hpp"
 
 namespace hopgemm::cli {
+namespace {
+
+struct EntryConfig {
+  std::string type;                                         // e.g. Sm90Fp8GemmConfig (namespace stripped)
+  std::vector<std::pair<std::string, std::string>> fields;  // in declaration order
+};
+
+// The config an entry's kernel was instantiated with, read back from its kernel.cu, which jit/kernel_source.cpp
+// renders as `&ns::kernel<ns::Type{.field = value, ...}>`; nullopt where the file is not of that form.
+std::optional<EntryConfig> read_entry_config(const std::string& dir) {
+  std::ifstream in(dir + "/kernel.cu");
+  const std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t kernel = code.find('&', code.find("hopgemm_instantiate"));
+  const size_t open = code.find('<', kernel);
+  const size_t brace = code.find('{', open);
+  const size_t close = code.find("}>", brace);
+  if (kernel == std::string::npos || open == std::string::npos || brace == std::string::npos ||
+      close == std::string::npos) {
+    return std::nullopt;
+  }
+  EntryConfig config;
+  config.type = code.substr(open + 1, brace - open - 1);
+  if (const size_t colons = config.type.rfind("::"); colons != std::string::npos) config.type.erase(0, colons + 2);
+  const std::string body = code.substr(brace + 1, close - brace - 1);
+  for (size_t pos = 0; pos < body.size();) {
+    size_t end = body.find(',', pos);
+    if (end == std::string::npos) end = body.size();
+    const std::string item = body.substr(pos, end - pos);  // " .name = value"
+    const size_t dot = item.find('.'), eq = item.find(" = ");
+    if (dot == std::string::npos || eq == std::string::npos || eq < dot) return std::nullopt;
+    config.fields.emplace_back(item.substr(dot + 1, eq - dot - 1), item.substr(eq + 3));
+    pos = end + 1;
+  }
+  return config;
+}
+
+// The FP8 GEMM config's tunable fields (tiles, stages, clusters, schedules); every other field of every family
+// follows from the problem (recipe, dtypes, layouts), which is the entry's problem class.
+const std::set<std::string>& tunable_fields() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> out;
+    for (const auto& f : api::sm90_fp8_gemm_config_fields()) {
+      if (f.tunable) out.insert(f.name);
+    }
+    return out;
+  }();
+  return names;
+}
+
+void print_entry_config(const std::string& dir) {
+  const std::optional<EntryConfig> config = read_entry_config(dir);
+  if (!config) {
+    std::printf("    (kernel.cu does not name a config)\n");
+    return;
+  }
+  const bool gemm = config->type == "Sm90Fp8GemmConfig";
+  std::string problem, tuned;
+  for (const auto& [name, value] : config->fields) {
+    std::string& line = gemm && tunable_fields().count(name) ? tuned : problem;
+    line += " " + name + "=" + value;
+  }
+  std::printf("    problem:%s\n", problem.c_str());
+  if (!tuned.empty()) std::printf("    config: %s\n", tuned.c_str() + 1);
+}
+
+}  // namespace
 
 int run_cache(Args& args) {
   const std::string action = args.next_positional();
@@ -26,9 +99,10 @@ int run_cache(Args& args) {
   for (const auto& e : entries) {
     if (!e.valid) ++invalid;
     if (action == "ls") {
-      std::printf("%-24s %6lld B  regs %3d  spills %d  %s%s\n", e.family.c_str(), e.cubin_bytes, e.resources.registers,
+      std::printf("%-20s %7lld B  regs %3d  spills %d  %s%s\n", e.family.c_str(), e.cubin_bytes, e.resources.registers,
                   e.resources.spill_store_bytes + e.resources.spill_load_bytes, e.dir.c_str(),
                   e.valid ? "" : ("  INVALID: " + e.problem).c_str());
+      if (e.valid) print_entry_config(e.dir);
     } else if (!e.valid) {
       std::printf("INVALID %s: %s\n", e.dir.c_str(), e.problem.c_str());
     }

@@ -1,11 +1,12 @@
 """torch.compile of code written with the plain names (hopgemm.fp8_gemm_nt, hopgemm.utils.per_token_cast_to_fp8, as
 DeepGEMM users write it) against the same code run eagerly, and torch.library.opcheck of the GEMM op with the
-per-operand recipes. tests/python/test_torch_compile.py checks the traced graphs without a GPU."""
+per-operand recipes. tests/python/test_torch_compile.py checks the
+traced graphs without a GPU."""
 import pytest
 
-torch = pytest.importorskip("torch", reason="needs torch (pip install torch) for CUDA tensors and torch.compile")
-if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] != 9:
-    pytest.skip("needs an SM90 (Hopper) GPU", allow_module_level=True)
+from sm90_torch import require_torch_on_sm90
+
+torch = require_torch_on_sm90("CUDA tensors and torch.compile")
 if not hasattr(torch.library, "custom_op"):
     pytest.skip(f"needs torch >= 2.4 for torch.library.custom_op, found {torch.__version__}", allow_module_level=True)
 

@@ -1,0 +1,113 @@
+// The hopgemm command line as a new user meets it, without a GPU: help for every command, arguments checked before
+// the GPU is looked for, `cache ls` naming what each entry is, `precompile` saying what it could store.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "api/gemm_sources.hpp"
+#include "api/suite_sources.hpp"
+#include "api/suites.hpp"
+#include "jit/compiler.hpp"
+#include "jit/disk_cache.hpp"
+#include "jit_test_util.hpp"
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the built CLI with `env` ("NAME=value ..." or "") in front of it.
+CliRun run_cli(const std::string& args, const std::string& env = "") {
+  CliRun r;
+  FILE* pipe = popen((env + " " + HOPGEMM_CLI_PATH + " " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) r.output += buffer.data();
+  r.status = pclose(pipe);
+  return r;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(CliUsage, EveryCommandHasHelp) {
+  for (const char* command : {"info", "bench", "tune", "explain", "precompile", "cache"}) {
+    for (const std::string& form : {std::string(command) + " --help", std::string(command) + " -h",
+                                    "help " + std::string(command), std::string(command) + " --shape 12x --help"}) {
+      const CliRun r = run_cli(form);
+      EXPECT_EQ(r.status, 0) << form << ": " << r.output;
+      EXPECT_EQ(r.output.rfind(std::string("usage: hopgemm ") + command, 0), 0u) << form << ": " << r.output;
+    }
+  }
+  const CliRun bench = run_cli("bench --help");
+  for (const char* option : {"--suite", "--role", "--shape", "--sfa", "--flush", "--iters", "--sustain-ms", "--config",
+                             "--out", "--plot"}) {
+    EXPECT_NE(bench.output.find(option), std::string::npos) << option;
+  }
+  const CliRun overview = run_cli("--help");
+  EXPECT_EQ(overview.status, 0);
+  EXPECT_NE(overview.output.find("'hopgemm <command> --help'"), std::string::npos) << overview.output;
+  EXPECT_NE(run_cli("").status, 0);  // no command: the overview on stderr, a usage error
+}
+
+TEST(CliUsage, BenchChecksItsArgumentsBeforeLookingForAGpu) {
+  const CliRun shape = run_cli("bench --shape 12x");
+  EXPECT_NE(shape.status, 0);
+  EXPECT_NE(shape.output.find("--shape '12x' must be"), std::string::npos) << shape.output;
+  const CliRun suite = run_cli("bench --suite no-such-suite");
+  EXPECT_NE(suite.status, 0);
+  EXPECT_NE(suite.output.find("unknown suite 'no-such-suite'"), std::string::npos) << suite.output;
+  const CliRun role = run_cli("bench --role sideways");
+  EXPECT_NE(role.output.find("--role 'sideways' must be fwd, dgrad or wgrad"), std::string::npos) << role.output;
+}
+
+TEST(CliUsage, PrecompileChecksItsNumbers) {
+  const CliRun r = run_cli("precompile --num-sms 0");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("option --num-sms must be 1 .. 1024, got 0"), std::string::npos) << r.output;
+}
+
+class CliCache : public hopgemm_test::TempCacheTest {};
+
+TEST_F(CliCache, LsNamesEachEntrysFamilyProblemClassAndConfig) {
+  using namespace hopgemm;
+  const jit::Compiler& compiler = jit::default_compiler();
+  jit::get_or_compile(api::layout_suite_sources().at(1), compiler);  // the UE8M0 pack
+  const auto gemms = api::gemm_suite_sources({{api::GemmRole::kForward, 128, 2112, 7168}}, 132);
+  ASSERT_FALSE(gemms.empty());
+  jit::get_or_compile(gemms.front(), compiler);
+
+  const CliRun r = run_cli("cache ls", "HOPGEMM_CACHE_DIR=" + root());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(": 2 entries"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\nsm90_sf_layout "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("    problem: pack_ue8m0=1 max_groups="), std::string::npos) << r.output;
+  // The GEMM's problem class (recipe, dtypes, layouts) apart from its tuned config (tiles, stages, splits).
+  EXPECT_NE(r.output.find("\nsm90_fp8_gemm "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("    problem: recipe=0 out_dtype=0 accumulate=0 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("    config: block_m="), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("config: recipe="), std::string::npos) << r.output;
+}
+
+TEST_F(CliCache, PrecompileIntoAnUnusableCacheWarnsOnceAndSaysNothingWasStored) {
+  // A cache path below a regular file cannot be created, even by root: every kernel is compiled in memory.
+  const std::string file = root() + "/not-a-directory";
+  std::ofstream(file) << "x";
+  // wgrad-pr95: the smaller suite (37 kernels, ~10 s on two cores).
+  const CliRun r = run_cli("precompile --suite wgrad-pr95", "HOPGEMM_CACHE_DIR=" + file + "/cache");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(count(r.output, "is not usable"), 1u) << r.output;
+  EXPECT_NE(r.output.find("compiled, 0 already cached)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("; 0 stored in " + file + "/cache"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernels could not be stored"), std::string::npos) << r.output;
+}
+
+}  // namespace
