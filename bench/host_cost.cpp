@@ -1,4 +1,4 @@
-// Host cost per call from C++, against DESIGN.md's target (<= 5 us): per_token_cast_to_fp8, fp8_gemm_nt and the
+// Host cost per call from C++, against the project's target (<= 5 us): per_token_cast_to_fp8, fp8_gemm_nt and the
 // JIT's launch() of a tiny kernel, with where launch()'s time goes (the driver's own cuLaunchKernelEx, bare and with
 // the PDL attribute, and the stream-context query launch() makes per call). A benchmark, not a test: it reports each
 // figure against its target and exits 0 unless something fails to run; the GPU routine (scripts/gpu_check.sh) runs it

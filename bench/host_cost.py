@@ -1,4 +1,4 @@
-"""Host cost per call from Python, against DESIGN.md's target (<= 12 us per GEMM call end to end: five tensor
+"""Host cost per call from Python, against the project's target (<= 12 us per GEMM call end to end: five tensor
 conversions, the stream lookup, the heuristics' memo, a kernel-cache hit and the launch), with the pieces it is made of.
 A benchmark, not a test: it prints each figure against its target and exits 0 unless something fails to run. With
 --cpp BINARY it runs the C++ figures too (hopgemm_host_cost, built with the tests: build/tests/hopgemm_host_cost).

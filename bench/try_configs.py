@@ -1,7 +1,7 @@
 """Time explicit FP8 GEMM configurations for one or more shapes (GPU machine), next to the heuristics' own choice.
 
     python bench/try_configs.py 4096x512x32768 "block_m=256,block_n=128,k_splits=2" "block_m=128,block_n=128"
-    python bench/try_configs.py wgrad:7168x2112x4096 "wg_order=1"
+    python bench/try_configs.py wgrad:7168x2112x4096 "promote_overlap=1"
     python bench/try_configs.py --rounds 5 wgrad:7168x2112x4096,wgrad:4096x7168x4096 "split_n=1"
     python bench/try_configs.py --sfa row --rounds 3 wgrad:16384x7168x4096 "cluster_n=2"
 

@@ -53,7 +53,7 @@ from typing import Callable
 LIBRARIES = ("hopgemm", "deepgemm")
 MODULE_NAMES = {"hopgemm": "hopgemm", "deepgemm": "deep_gemm"}
 
-# DeepSeek-V3 dense (N, K) pairs (src/api/suites.cpp kDeepseekV3NK, reference §7.4).
+# DeepSeek-V3 dense (N, K) pairs (src/api/suites.cpp kDeepseekV3NK).
 DEEPSEEK_V3_NK = ((2112, 7168), (576, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048))
 FORWARD_M = (1, 128, 4096)
 BACKWARD_M = 4096
@@ -425,7 +425,7 @@ def time_libraries(fns, rounds, iters, flush):
     everything one call puts on the GPU (DeepGEMM's scale transpose for row-major scales, a split-K reduction, the
     gaps between such kernels and the ~1-2 us the GPU takes to start the first one), which is what a model running
     without CUDA graphs pays, and needs no attribution of kernels to libraries; the flush before each call keeps the
-    GPU busy while the host enqueues the call, so host time is not counted (it is measured separately). DESIGN.md §4
+    GPU busy while the host enqueues the call, so host time is not counted (it is measured separately).
     and `hopgemm bench` time the same way. The launch latency is the same for both libraries, so on the ~10 us
     decode shapes it pulls the ratio toward 1 a little: KernelSums gives the kernel-only ratio beside it."""
     torch = _torch()

@@ -1,5 +1,5 @@
 #pragma once
-// Dense FP8 GEMMs with fine-grained scaling (DeepGEMM's fp8_gemm_{nt,nn,tn,tt}, reference §1.3).
+// Dense FP8 GEMMs with fine-grained scaling (DeepGEMM's fp8_gemm_{nt,nn,tn,tt}).
 //
 //   D[M, N] = C[M, N] + (A[M, K] * sfa) @ (B[N, K] * sfb)^T
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Scale-factor layouts and alignment helpers, with DeepGEMM's exact semantics (reference §2).
+// Scale-factor layouts and alignment helpers, with DeepGEMM's exact semantics.
 //
 // "MN-major TMA-aligned" scale factors: logical shape [mn, sf_k] (or [G, mn, sf_k]) stored column-major
 // with the leading dimension padded to 16 bytes: strides (1, tma_mn) (and tma_mn * sf_k for the group

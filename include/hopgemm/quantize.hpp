@@ -1,5 +1,5 @@
 #pragma once
-// Fused FP8 (e4m3) quantisation kernels with the numerics of DeepGEMM's Python helpers (reference §2):
+// Fused FP8 (e4m3) quantisation kernels with the numerics of DeepGEMM's Python helpers:
 // amax = max |x| over the scaling group (float32), clamped to 1e-4; sf = amax / 448 (rounded up to a
 // power of two when use_ue8m0); x_fp8 = round_to_e4m3(x * (1 / sf)). Inputs BF16 or FP32.
 #include <cuda_runtime_api.h>

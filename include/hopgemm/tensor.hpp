@@ -1,5 +1,5 @@
 #pragma once
-// TensorView: a non-owning, torch-free description of a strided tensor (DESIGN.md §2.2).
+// TensorView: a non-owning, torch-free description of a strided tensor.
 // Shapes and strides are in elements; device < 0 means host memory (which every op rejects).
 #include <cstddef>
 #include <cstdint>

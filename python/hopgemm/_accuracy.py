@@ -5,6 +5,7 @@ about 5e-4): these checks bound every element instead, by the rounding its own d
 that fail. Torch tensors or NumPy arrays (FP8 NumPy arrays as ml_dtypes.float8_e4m3fn).
 """
 import random
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from ._tensors import is_torch_tensor
 
@@ -53,7 +54,7 @@ def _argwhere(mask):
     return np.argwhere(mask).tolist()
 
 
-def block_magnitudes(length, block, seed=0):
+def block_magnitudes(length: int, block: int, seed: int = 0) -> list:
     """`length` powers of two from 2^-3 to 2^3, constant over each run of `block` indices and different from the
     previous run's: test inputs multiplied by them per row (block 1), per 128-row block or per 128-deep K block make
     every scale block distinct, so a scale, tile or strip taken from a neighbouring block changes the result (exactly
@@ -67,7 +68,7 @@ def block_magnitudes(length, block, seed=0):
     return out
 
 
-def fp8_gemm_inputs(m, n, k, gran_b_mn=128, seed=0):
+def fp8_gemm_inputs(m: int, n: int, k: int, gran_b_mn: int = 128, seed: int = 0) -> Tuple[Any, Any, Any, Any]:
     """Random FP8 GEMM operands on the current CUDA device: normal values times block_magnitudes per row of A, per
     128-row block of B and per 128-deep K block of each, rounded to BF16 and cast by hopgemm (A per 1 x 128, B per
     gran_b_mn x 128). Returns (a8 [m, k], sfa, b8 [n, k], sfb). Needs torch and a GPU."""
@@ -87,7 +88,7 @@ def fp8_gemm_inputs(m, n, k, gran_b_mn=128, seed=0):
     return a8, sfa, b8, sfb
 
 
-def dequantize(x, sf, gran_mn, gran_k=128):
+def dequantize(x: Any, sf: Any, gran_mn: int, gran_k: int = 128) -> Any:
     """float64 x * sf: x [R, K], sf [ceil(R / gran_mn), ceil(K / gran_k)] in any strides, each scale applied to its
     gran_mn x gran_k block."""
     rows, k = x.shape
@@ -104,7 +105,7 @@ def _block_norms(x, gran_k=128):
     return squares.reshape(rows, blocks, gran_k).sum(2) ** 0.5
 
 
-def fp8_gemm_reference(a, sfa, b, sfb, gran_b_mn, c=None):
+def fp8_gemm_reference(a: Any, sfa: Any, b: Any, sfb: Any, gran_b_mn: int, c: Optional[Any] = None) -> Tuple[Any, Any]:
     """(ref, scale), both float64 [M, N]: ref = (A sfa) (B sfb)^T (+ C) of the dequantised inputs, A [M, K] scaled per
     1 x 128 and B [N, K] per gran_b_mn x 128 (128: the 1D2D recipe, 1: 1D1D); scale = the sum over 128-deep K blocks of
     ||A_i,blk|| ||B_j,blk|| (dequantised), an upper bound of sum_k |A_ik B_jk| that each block's rounding in the tensor
@@ -117,7 +118,8 @@ def fp8_gemm_reference(a, sfa, b, sfb, gran_b_mn, c=None):
     return ref, _block_norms(a64) @ _block_norms(b64).T
 
 
-def assert_close_elementwise(out, ref, bound, tile=(128, 128), name="output"):
+def assert_close_elementwise(out: Any, ref: Any, bound: Union[float, Any], tile: Sequence[int] = (128, 128),
+                             name: str = "output") -> None:
     """Every element of `out` within `bound` (a number or one per element) of float64 `ref`; NaN or Inf fails. The
     AssertionError names how many elements fail, the tile[0] x tile[1] tiles of the last two dimensions that hold them,
     and the worst element with its value, reference and bound."""
@@ -146,7 +148,8 @@ def assert_close_elementwise(out, ref, bound, tile=(128, 128), name="output"):
         f"{list(index)}: {float(out[index])} against {float(ref[index])} (bound {bound_at:.3g})")
 
 
-def assert_fp8_gemm_close(d, a, sfa, b, sfb, gran_b_mn, c=None, acc_tol=FP8_ACC_TOL, name="d"):
+def assert_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, gran_b_mn: int, c: Optional[Any] = None,
+                          acc_tol: float = FP8_ACC_TOL, name: str = "d") -> None:
     """An FP8 GEMM's output against fp8_gemm_reference, element by element: |d - ref| <= acc_tol * scale +
     OUTPUT_EPS[d's dtype] * |ref|. Returns ref (for further checks such as calc_diff)."""
     ref, scale = fp8_gemm_reference(a, sfa, b, sfb, gran_b_mn, c)

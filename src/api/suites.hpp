@@ -1,5 +1,5 @@
 #pragma once
-// The embedded benchmark / precompile suites (DESIGN.md §2.7): DeepSeek-V3's GEMM shapes, reference §7.4.
+// The embedded benchmark / precompile suites: DeepSeek-V3's GEMM shapes.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Argument validation shared by every op (DESIGN.md §2.2): a bad input never reaches a kernel, and the
+// Argument validation shared by every op: a bad input never reaches a kernel, and the
 // error names the op, the argument, what was given and what is required.
 #include <initializer_list>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Benchmark results of `hopgemm bench` as JSON (DESIGN.md §4): a header describing the machine and the run, one
+// Benchmark results of `hopgemm bench` as JSON: a header describing the machine and the run, one
 // row per (op, shape) with our time, TFLOPS, GB/s, each baseline's time and our speed-up over it. The writer is
 // hand-written (no dependency); bench/plot.py reads the files.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// The vendor baselines that `hopgemm bench` times next to our kernels (DESIGN.md §4), through the cuBLASLt C API
+// The vendor baselines that `hopgemm bench` times next to our kernels, through the cuBLASLt C API
 // (no torch): FP8 blockwise (1x128 x 128x128 FP32 scales), FP8 per-tensor, BF16.
 //
 // Every op computes our row-major D[M, N] = A[M, K] . B[N, K]^T (the `nt` form: A and B K-major). cuBLASLt is

@@ -1,5 +1,5 @@
 #pragma once
-// GPU timing for `hopgemm bench` (DESIGN.md §4): CUDA events around each call, an L2 flush before each timed
+// GPU timing for `hopgemm bench`: CUDA events around each call, an L2 flush before each timed
 // call (outside the events), median of the samples; CUDA-graph replays for short calls timed warm; and the
 // device-to-device copy bandwidth that the roofline numbers are compared with.
 #include <cuda_runtime_api.h>

@@ -1,4 +1,4 @@
-// NVRTC: the default compiler, in process (DESIGN.md §2.5). The kernel's TU is compiled straight to an
+// NVRTC: the default compiler, in process. The kernel's TU is compiled straight to an
 // sm_90a cubin; ptxas's verbose report arrives in the program log.
 #include <nvrtc.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The content-addressed disk cache (DESIGN.md §2.5).
+// The content-addressed disk cache.
 //
 // Entry directory: <cache_dir>/kernels/<family>-<32 hex digest>/ with kernel.cu, kernel.cubin and a
 // manifest (entry name, resources, size and checksum of the cubin). The digest covers the generated

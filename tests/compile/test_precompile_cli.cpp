@@ -54,15 +54,16 @@ std::vector<jit::KernelSource> precompile_set(const std::string& suite) {
   return out;
 }
 
-// "built N kernels (C compiled, K already cached)" -> {N, C, K}.
+// "built B of N kernels (C compiled, K already cached)..." -> {N, C, K}, with every kernel built (B == N).
 std::array<int, 3> built_counts(const std::string& output) {
   std::smatch match;
-  const std::regex line(R"(built (\d+) kernels \((\d+) compiled, (\d+) already cached\))");
+  const std::regex line(R"(built (\d+) of (\d+) kernels \((\d+) compiled, (\d+) already cached\))");
   if (!std::regex_search(output, match, line)) {
     ADD_FAILURE() << "no 'built ... kernels' line in:\n" << output;
     return {-1, -1, -1};
   }
-  return {std::stoi(match[1]), std::stoi(match[2]), std::stoi(match[3])};
+  EXPECT_EQ(match[1], match[2]) << output;
+  return {std::stoi(match[2]), std::stoi(match[3]), std::stoi(match[4])};
 }
 
 class ScopedCacheDir {

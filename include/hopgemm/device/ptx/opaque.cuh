@@ -2,7 +2,7 @@
 // Keeping a value from being rematerialised. ptxas rebuilds cheap address arithmetic (the CTA's shared-window
 // base from SR_CgaCtaId, a descriptor from it) where it is used rather than hold it in a register, and in the
 // FP8 GEMM's consumer that use is right after a barrier wait, on the path where both warpgroups keep the tensor
-// cores waiting (docs/notes/fp8_gemm_kernel.md v8). After opaque(v) the compiler must assume v changed here, so it
+// cores waiting (docs/DESIGN_NOTES.md). After opaque(v) the compiler must assume v changed here, so it
 // keeps the value from this point.
 #include "hopgemm/device/common.cuh"
 
