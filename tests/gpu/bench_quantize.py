@@ -1,5 +1,5 @@
 """Bandwidth of the fused FP8 quantisation kernels vs a device-to-device copy of the same bytes, measured in
-the same run (DESIGN.md §4: CUDA events, L2 flushed before every timed call, median of >= 30).
+the same run (CUDA events, L2 flushed before every timed call, median of >= 30).
 
 Bytes per call = x read once + x_fp8 written once + sf written once. The copy baseline moves the same total
 (reads half, writes half) with torch's copy kernel. Writes a JSON to $HOPGEMM_BENCH_OUT when it is set.

@@ -1,5 +1,5 @@
 """Scale-factor layout transforms on the GPU, against torch references: values and strides must match
-EXACTLY (reference §7.2: "exact equality + exact strides").
+EXACTLY (as DeepGEMM's own layout tests do: exact equality and exact strides).
 
 Run: pytest tests/gpu/test_layout.py  (needs torch with CUDA and the hopgemm package; skips otherwise)."""
 import random

@@ -129,7 +129,7 @@ def test_stream_argument_runs_the_gemm_on_that_stream(side_stream):
 @pytest.mark.parametrize("overrides", [{}, dict(block_m=64, block_n=64, k_splits=4)])
 def test_two_streams_at_once(side_stream, overrides):
     # The same kernel on two streams concurrently, each with its own inputs and output; split-K's partials and tile
-    # counters are per stream (DESIGN.md 2.2: calls on different streams never share scratch).
+    # counters are per stream (calls on different streams never share scratch: src/runtime/workspace.hpp).
     m, n, k = 64, 2112, 7168
     inputs = [make_inputs(m, n, k, False, seed=73 + i) for i in range(2)]
     streams = [torch.cuda.Stream() for _ in range(2)]

@@ -5,7 +5,7 @@ import sys
 
 import hopgemm
 
-# deep_gemm names (reference §1.1/§1.2) that exist in hopgemm today.
+# deep_gemm names that exist in hopgemm today.
 DEEP_GEMM_NAMES = [
     "set_num_sms", "get_num_sms", "set_tc_util", "get_tc_util", "set_pdl", "get_pdl",
     "get_tma_aligned_size", "get_mk_alignment_for_contiguous_layout",
