@@ -85,7 +85,8 @@ jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
                             "hopgemm::device::sm90_fp8_gemm_kernel", config.str());
 }
 
-heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major) {
+heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major,
+                                              int tc_util) {
   // The suites' row-major scales are contiguous [rows, ceil(K / 128)], as quantised.
   heuristics::Fp8GemmCall call;
   call.m = gemm.m;
@@ -93,6 +94,7 @@ heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms
   call.k = gemm.k;
   call.sfa.k_major = sfa_k_major;
   call.num_sms = num_sms;
+  call.tc_util = tc_util;
   if (gemm.role == GemmRole::kWgrad) {
     call.recipe = device::kRecipe1D1D;
     call.out_dtype = device::kOutFp32;

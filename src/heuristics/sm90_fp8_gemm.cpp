@@ -15,6 +15,9 @@ namespace {
 
 using device::Sm90Fp8GemmConfig;
 
+// K per pipeline stage: the recipes' scales change every 128 K.
+constexpr int kBlockK = 128;
+
 // What the FP8 kernel sustains per tile (fitted by bench/fit_heuristics.py on `hopgemm tune` logs, which reads these
 // constexpr doubles by name; docs/DESIGN_NOTES.md gives the fits and their held-out checks).
 // Tensor-core efficiency by math warpgroups: one cannot hide its own promotion, two overlap each other's; three
@@ -177,7 +180,7 @@ std::optional<Sm90Fp8GemmConfig> build_fp8_gemm_config(const Fp8GemmProblem& p, 
 }
 
 Fp8GemmChoice predict_fp8_gemm(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int raster_band) {
-  const ModelTile tile{c.block_m, c.block_n, 128, c.cluster_m, c.cluster_n, c.k_splits};
+  const ModelTile tile{c.block_m, c.block_n, kBlockK, c.cluster_m, c.cluster_n, c.k_splits};
   const Prediction pred = predict(model_gemm(p), tile, tile_rates(c));
   const Fp8GemmLaunch launch{grid_sms(p.num_sms, device::cluster_size(c)), raster_band};
   return {c, launch, pred.us, static_cast<int>(pred.tiles), static_cast<int>(pred.waves), pred.dram_bound};
@@ -217,7 +220,7 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         if (device::cluster_size(*c) > 1 || choice.num_tiles > kMaxWavesForSplitK * grid) continue;
         for (int k_splits : kSplitKChoices) {
           const auto split = split_config(p, *c, k_splits);
-          if (!split || std::ceil(p.k / 128.0) < double(kMinKBlocksPerSplit) * k_splits) continue;
+          if (!split || std::ceil(p.k / double(kBlockK)) < double(kMinKBlocksPerSplit) * k_splits) continue;
           ranked.push_back(predict_fp8_gemm(p, *split));
         }
       }
@@ -272,6 +275,20 @@ std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& p) {
     if (lists(e, p)) return predict_fp8_gemm(p, e.config, e.raster_band);
   }
   return std::nullopt;
+}
+
+std::string tuned_fp8_gemm_row(const Fp8GemmProblem& p, const Fp8GemmChoice& choice) {
+  char problem[192];
+  std::snprintf(problem, sizeof(problem), "{%lld, %lld, %lld, %d, %d, %d, %d, %d, %d, %d, {", static_cast<long long>(p.m),
+                static_cast<long long>(p.n), static_cast<long long>(p.k), p.recipe, p.out_dtype, p.accumulate,
+                p.sfa_k_major, p.sfb_k_major, p.sf_rows_tma, p.num_sms);
+  std::string row = problem, separator;
+#define HOPGEMM_ROW_FIELD(name, default_value, tunable) \
+  row += separator + std::to_string(choice.config.name);  \
+  separator = ", ";
+  HOPGEMM_SM90_FP8_GEMM_FIELDS(HOPGEMM_ROW_FIELD)
+#undef HOPGEMM_ROW_FIELD
+  return row + "}, " + std::to_string(choice.launch.raster_band) + "},";
 }
 
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {

@@ -96,6 +96,8 @@ struct TunedFp8GemmEntry {
 std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table();
 // The table's row for exactly `problem`, as stored, with the model's prediction for it; none where no row lists it.
 std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& problem);
+// The row (without indent or comment) that lists `choice` for `problem`, as `hopgemm tune` writes it.
+std::string tuned_fp8_gemm_row(const Fp8GemmProblem& problem, const Fp8GemmChoice& choice);
 
 // Largest stage count that fits the shared-memory budget (0 if none does).
 int max_stages(device::Sm90Fp8GemmConfig config);

@@ -7,8 +7,11 @@
 
 #include <array>
 #include <cstdint>
+#include <fstream>
 #include <set>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "api/gemm_internal.hpp"
 #include "cpu/validation_matrix.hpp"
@@ -77,6 +80,25 @@ TEST(TunedTable, EveryRowIsRunAsStoredForItsProblemAsTheOpBuildsIt) {
     EXPECT_TRUE(c.sf_chunks == 0 || p.sf_rows_tma == 1);
     EXPECT_TRUE(device::k_splits_fit(p.k, c.k_splits));
     EXPECT_GE(e.raster_band, 1);
+  }
+}
+
+// What `hopgemm tune` writes for a row's problem and the op's choice is the row itself, so the writer and the table
+// agree on the format (field order included) and merge_tuned.py's rows are the ones the table holds.
+TEST(TunedTable, TuneWritesEachRowAsTheTableHoldsIt) {
+  std::ifstream file(HOPGEMM_SOURCE_DIR "/src/heuristics/sm90_fp8_gemm_tuned.inc");
+  ASSERT_TRUE(file) << "cannot read the table's source";
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(file, line);) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start != std::string::npos && line[start] == '{') rows.push_back(line.substr(start, line.find("  //") - start));
+  }
+  const auto table = heuristics::tuned_fp8_gemm_table();
+  ASSERT_EQ(rows.size(), table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    const testing::ScopedNumSms sms(table[i].num_sms);
+    const heuristics::Fp8GemmProblem p = problem_as_called(table[i]);
+    EXPECT_EQ(heuristics::tuned_fp8_gemm_row(p, heuristics::choose_fp8_gemm_config(p)), rows[i]);
   }
 }
 

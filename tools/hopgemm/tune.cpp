@@ -83,8 +83,8 @@ int run_tune(Args& args) {
     // The problem as the op sees it: the layouts the inputs below will have (GemmInputs hands 1D1D's per-row
     // sfb in the same layout as sfa).
     const int k_major = mn_major_sfa ? 0 : 1;
-    heuristics::Fp8GemmProblem p = api::suite_gemm_problem({s.role, s.m, s.n, s.k}, get_num_sms(), k_major, k_major);
-    p.tc_util = get_tc_util();
+    const heuristics::Fp8GemmProblem p =
+        api::suite_gemm_problem({s.role, s.m, s.n, s.k}, get_num_sms(), k_major, k_major, get_tc_util());
     Plan plan{s, p, top > 0 ? heuristics::rank_fp8_gemm_configs(p, top)
                             : std::vector<heuristics::Fp8GemmChoice>{heuristics::choose_fp8_gemm_config(p)}};
     // A problem the tuning table lists keeps its row unless a candidate beats it by the confirmation's margin in the
@@ -204,15 +204,9 @@ int run_tune(Args& args) {
                 (long long)plan.shape.k, model_us, best_us, in.flops() / best_us * 1e-6, model_us / best_first_us,
                 b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.k_splits);
     std::fflush(stdout);
-    // The table's row (sm90_fp8_gemm_tuned.inc): the problem, every config field in declaration order, the band.
-    const auto& p = plan.problem;
-    std::string fields;
-    for (const auto& f : api::sm90_fp8_gemm_config_fields()) fields += (fields.empty() ? "" : ", ") + std::to_string(b.*(f.member));
-    char line[512];
-    std::snprintf(line, sizeof(line), "    {%lld, %lld, %lld, %d, %d, %d, %d, %d, %d, %d, {%s}, %d},  // %.1f us\n",
-                  (long long)p.m, (long long)p.n, (long long)p.k, p.recipe, p.out_dtype, p.accumulate, p.sfa_k_major,
-                  p.sfb_k_major, p.sf_rows_tma, p.num_sms, fields.c_str(), winner.launch.raster_band, best_us);
-    table += line;
+    char time[32];
+    std::snprintf(time, sizeof(time), "  // %.1f us\n", best_us);
+    table += "    " + heuristics::tuned_fp8_gemm_row(plan.problem, winner) + time;
   }
   cudaStreamDestroy(stream);
   if (!out_path.empty()) {
