@@ -29,7 +29,8 @@ constexpr double kThreeWgEfficiency = 0.73;
 // 4096x7168x16384); FP32 1D1D widths lose nothing measurable (the tuned 88, 144, 152).
 constexpr double kOddNEfficiency = 0.77;
 constexpr double k1D1DOddNEfficiency = 1.0;
-// 1D1D promotes with two multiplies per element (a row and a column scale).
+// 1D1D promotes with two multiplies per element (a row and a column scale); fitted on 16 tuned weight-gradient
+// shapes, it took held-out picks from 1.133x to 1.083x of the best measured.
 constexpr double k1D1DEfficiency = 0.70;
 // 1D1D tiles whose column scales do not fit in registers (device::col_scales_in_regs) read them from shared memory at
 // every promotion.
@@ -158,7 +159,7 @@ Fp8GemmProblem make_fp8_gemm_problem(const Fp8GemmCall& call) {
   p.sfa_k_major = call.sfa.k_major;
   p.sfb_k_major = is_1d1d ? call.sfb.k_major : 1;
   // sf_chunks needs every row-major per-row scale tensor TMA-loadable.
-  const int64_t sf_k = device::ceil_div<int64_t>(call.k, 128);
+  const int64_t sf_k = device::ceil_div<int64_t>(call.k, kBlockK);
   auto tma_ok = [&](const ScaleRows& s) { return device::sf_rows_tma_ok(sf_k, s.row_stride.value_or(sf_k), s.base); };
   const bool sfa_rows = p.sfa_k_major == 1, sfb_rows = is_1d1d && p.sfb_k_major == 1;
   p.sf_rows_tma = (sfa_rows || sfb_rows) && (!sfa_rows || tma_ok(call.sfa)) && (!sfb_rows || tma_ok(call.sfb)) ? 1 : 0;
