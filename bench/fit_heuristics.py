@@ -1,4 +1,4 @@
-"""Refit the FP8 GEMM cost model's constants (src/heuristics/sm90_fp8_gemm.cpp) to `hopgemm tune` measurements.
+"""Refit the FP8 GEMM cost model's constants (src/heuristics/{cost_model,sm90_fp8_gemm}.cpp) to `hopgemm tune` measurements.
 
     python bench/fit_heuristics.py CANDIDATES.log SUMMARY.txt TOP [CANDIDATES.log SUMMARY.txt TOP ...]
     python bench/fit_heuristics.py --score tile_overhead=2.08,launch=6.69,... CANDIDATES.log SUMMARY.txt TOP ...
@@ -22,10 +22,11 @@ CAND = re.compile(r"\s+([\d.]+) us\s+Sm90Fp8GemmConfig\(block_m=(\d+), block_n=(
 
 SHAPE = re.compile(r"shape (\w+):(\d+)x(\d+)x(\d+): (\d+) candidates")
 
-# The model's constants as src/heuristics/sm90_fp8_gemm.cpp defines them (its constexpr doubles, by name), so
-# this mirror of predict_us() cannot drift from them.
-MODEL_SOURCE = Path(__file__).resolve().parent.parent / "src" / "heuristics" / "sm90_fp8_gemm.cpp"
-CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", l2_1d1d="k1D1DL2GBps", ingress="kSmIngressGBps",
+# The model's constants as src/heuristics defines them (the constexpr doubles of the shared cost model and of the FP8
+# GEMM family, by name), so this mirror of predict() cannot drift from them.
+MODEL_SOURCES = [Path(__file__).resolve().parent.parent / "src" / "heuristics" / name
+                 for name in ("cost_model.hpp", "cost_model.cpp", "sm90_fp8_gemm.cpp")]
+CPP_NAMES = dict(peak="kE4m3PeakTflops", dram="kDramGBps", l2="kL2GBps", l2_1d1d="k1D1DL2GBps", ingress="kSmIngressGBps",
                  sms_full_dram="kSmsForFullDram",
                  tile_overhead="kTileOverheadUs", launch="kLaunchUs", kblock_floor="kKBlockFloorUs",
                  kblock_floor_1wg="kOneWgKBlockFloorUs", floor_odd_1wg="kOneWgOddNFloorFactor", splitk_fixed="kSplitKFusedFixedUs",
@@ -38,7 +39,7 @@ CPP_NAMES = dict(peak="kPeakTflops", dram="kDramGBps", l2="kL2GBps", l2_1d1d="k1
 
 
 def read_constants():
-    defined = dict(re.findall(r"constexpr double (k\w+) = ([\d.]+);", MODEL_SOURCE.read_text()))
+    defined = dict(re.findall(r"constexpr double (k\w+) = ([\d.]+);", "".join(p.read_text() for p in MODEL_SOURCES)))
     return {key: float(defined[name]) for key, name in CPP_NAMES.items()}
 
 

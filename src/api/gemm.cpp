@@ -83,43 +83,39 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
 
   ResolvedGemm r;
-  auto& p = r.problem;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.out_dtype = fp32_out ? device::kOutFp32 : device::kOutBf16;
-  p.num_sms = get_num_sms(a.device);
-  p.tc_util = get_tc_util();
+  heuristics::Fp8GemmCall call;
+  call.m = m;
+  call.n = n;
+  call.k = k;
+  call.out_dtype = fp32_out ? device::kOutFp32 : device::kOutBf16;
+  call.num_sms = get_num_sms(a.device);
+  call.tc_util = get_tc_util();
 
   const int64_t sf_k = ceil_div64(k, 128);
   // Recipe: explicit, else inferred from sfb's shape (per 128x128 block or per channel).
   const auto& recipe = options.recipe;
   if (recipe == std::array<int, 3>{0, 0, 0}) {
-    p.recipe = sfb.rank == 2 && sfb.size(0) == n && n != ceil_div64(n, 128) ? device::kRecipe1D1D : device::kRecipe1D2D;
+    call.recipe = sfb.rank == 2 && sfb.size(0) == n && n != ceil_div64(n, 128) ? device::kRecipe1D1D : device::kRecipe1D2D;
   } else if (recipe == std::array<int, 3>{1, 128, 128}) {
-    p.recipe = device::kRecipe1D2D;
+    call.recipe = device::kRecipe1D2D;
   } else if (recipe == std::array<int, 3>{1, 1, 128}) {
-    p.recipe = device::kRecipe1D1D;
+    call.recipe = device::kRecipe1D1D;
   } else {
     v.unsupported("recipe (" + std::to_string(recipe[0]) + ", " + std::to_string(recipe[1]) + ", " +
                   std::to_string(recipe[2]) + ") is not supported on SM90; use (1, 128, 128) or (1, 1, 128)");
   }
-  p.sfa_k_major = sf_layout(v, sfa, "sfa", m, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
+  const bool sfa_row_major = sf_layout(v, sfa, "sfa", m, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
+  call.sfa = {sfa_row_major ? 1 : 0, sfa.stride(0), reinterpret_cast<uintptr_t>(sfa.data)};
   r.sfa_ld = sfa.stride(0);
-  if (p.recipe == device::kRecipe1D2D) {
+  if (call.recipe == device::kRecipe1D2D) {
     // The block scales are few (ceil(N/128) x ceil(K/128)) and read per element: either layout, same kernel.
     const SfLayout layout = sf_layout(v, sfb, "sfb", ceil_div64(n, 128), sf_k, /*allow_mn_major=*/true);
-    p.sfb_k_major = 1;
     r.sfb_kstride = layout == SfLayout::kRowMajor ? 1 : sfb.stride(1);
   } else {
-    p.sfb_k_major = sf_layout(v, sfb, "sfb", n, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
+    const bool sfb_row_major = sf_layout(v, sfb, "sfb", n, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
+    call.sfb = {sfb_row_major ? 1 : 0, sfb.stride(0), reinterpret_cast<uintptr_t>(sfb.data)};
   }
   r.sfb_ld = sfb.stride(0);
-  // Every row-major per-row scale tensor with 16-byte rows: they can come by TMA in chunks (sf_chunks).
-  const bool sfa_rows = p.sfa_k_major == 1, sfb_rows = p.recipe == device::kRecipe1D1D && p.sfb_k_major == 1;
-  p.sf_rows_tma = (sfa_rows || sfb_rows) &&
-                  (!sfa_rows || heuristics::sf_rows_tma_ok(sf_k, sfa.stride(0), reinterpret_cast<uintptr_t>(sfa.data))) &&
-                  (!sfb_rows || heuristics::sf_rows_tma_ok(sf_k, sfb.stride(0), reinterpret_cast<uintptr_t>(sfb.data)));
   v.same_device(a, "a", sfa, "sfa");
   v.same_device(a, "a", sfb, "sfb");
 
@@ -144,8 +140,9 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
       v.no_overlap(d, "d", *c, "c");
       r.copy_c = true;
     }
-    p.accumulate = 1;
+    call.accumulate = 1;
   }
+  r.problem = heuristics::make_fp8_gemm_problem(call);
   return r;
 }
 

@@ -84,24 +84,23 @@ jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& c) {
   });
 }
 
-heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major) {
-  heuristics::Fp8GemmProblem p;
-  p.m = gemm.m;
-  p.n = gemm.n;
-  p.k = gemm.k;
-  p.num_sms = num_sms;
-  p.sfa_k_major = sfa_k_major;
+heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major,
+                                              int tc_util) {
+  // The suites' row-major scales are contiguous [rows, ceil(K / 128)], as quantised.
+  heuristics::Fp8GemmCall call;
+  call.m = gemm.m;
+  call.n = gemm.n;
+  call.k = gemm.k;
+  call.sfa.k_major = sfa_k_major;
+  call.num_sms = num_sms;
+  call.tc_util = tc_util;
   if (gemm.role == GemmRole::kWgrad) {
-    p.recipe = device::kRecipe1D1D;
-    p.out_dtype = device::kOutFp32;
-    p.accumulate = 1;
-    p.sfb_k_major = sfb_k_major;
+    call.recipe = device::kRecipe1D1D;
+    call.out_dtype = device::kOutFp32;
+    call.accumulate = 1;
+    call.sfb.k_major = sfb_k_major;
   }
-  // The suites' row-major scales are contiguous [rows, ceil(K / 128)]: 16-byte rows where that is a multiple of 4.
-  const bool row_major_per_row = sfa_k_major == 1 || (p.recipe == device::kRecipe1D1D && p.sfb_k_major == 1);
-  const int64_t sf_k = device::ceil_div<int64_t>(gemm.k, 128);
-  p.sf_rows_tma = row_major_per_row && heuristics::sf_rows_tma_ok(sf_k, sf_k, 0) ? 1 : 0;
-  return p;
+  return heuristics::make_fp8_gemm_problem(call);
 }
 
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms) {

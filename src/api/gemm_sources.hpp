@@ -37,7 +37,8 @@ inline constexpr jit::KernelFamily kSm90Fp8GemmFamily{"sm90_fp8_gemm", "hopgemm/
 jit::KernelSource render_sm90_fp8_gemm(const device::Sm90Fp8GemmConfig& config);
 // The problem fp8_gemm_nt sees for a suite GEMM whose A scales (and, for weight gradients, B scales: 1D1D, FP32
 // D += A B^T) come in the given layouts (1: row-major as quantised, 0: MN-major TMA-aligned).
-heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major);
+heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms, int sfa_k_major, int sfb_k_major,
+                                              int tc_util = 100);
 // Every FP8 GEMM kernel the suite's shapes select on a device with `num_sms` SMs (de-duplicated by the caller).
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms);
 

@@ -5,7 +5,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "jit/kernel_cache.hpp"
+#include "runtime/pod_key.hpp"
 
 namespace hopgemm::heuristics {
 
@@ -16,7 +16,7 @@ class Memo {
   // runs once per distinct key (HOPGEMM_PRINT_CONFIGS uses it).
   template <typename Compute, typename OnInsert>
   const Value& get(const Key& key, Compute compute, OnInsert on_insert) {
-    const jit::ConfigKey<Key> k{key};
+    const runtime::PodKey<Key> k{key};
     {
       std::shared_lock lock(mutex_);
       auto it = table_.find(k);
@@ -31,7 +31,7 @@ class Memo {
 
  private:
   std::shared_mutex mutex_;
-  std::unordered_map<jit::ConfigKey<Key>, Value, jit::ConfigKeyHash> table_;
+  std::unordered_map<runtime::PodKey<Key>, Value, runtime::PodKeyHash> table_;
 };
 
 }  // namespace hopgemm::heuristics

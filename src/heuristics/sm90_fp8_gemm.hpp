@@ -1,6 +1,8 @@
 #pragma once
-// Heuristics for the SM90 FP8 GEMM: GemmProblem -> Sm90Fp8GemmConfig. Pure and deterministic (no CUDA
-// calls), unit-tested on the CPU with golden tables (DESIGN.md §2.4).
+// Heuristics of the SM90 FP8 GEMM family: Fp8GemmProblem -> Sm90Fp8GemmConfig and its launch. The family's candidate
+// tiles, schedule rules and tie rules; the time of a candidate comes from the shared cost model (cost_model.hpp), and
+// a tuning table measured on the GPU (sm90_fp8_gemm_tuned.inc) answers the problems it lists. Pure and deterministic
+// (no CUDA calls), tested on the CPU (DESIGN.md §2.4).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -11,7 +13,7 @@
 
 namespace hopgemm::heuristics {
 
-// Everything the choice depends on; a padding-free POD so it can key the memo table.
+// Everything the choice depends on; a padding-free POD so it can key the memo table. Built by make_fp8_gemm_problem.
 struct Fp8GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   int32_t recipe = device::kRecipe1D2D;
@@ -23,6 +25,27 @@ struct Fp8GemmProblem {
   int32_t tc_util = 100;  // percent (set_tc_util)
   int32_t sf_rows_tma = 0;  // 1: the row-major per-row scales (sfa; 1D1D sfb) have 16-byte-aligned rows: sf_chunks
 };
+
+// A per-row scale tensor [rows, ceil(K / 128)] as the caller passes it: row-major (k_major = 1) with its row stride in
+// elements (none: contiguous) and base address, or MN-major TMA-aligned (k_major = 0).
+struct ScaleRows {
+  int k_major = 1;
+  std::optional<int64_t> row_stride;
+  uintptr_t base = 0;
+};
+// What an FP8 GEMM call brings to the choice: D[m, n] (+)= A[m, k] B[n, k]^T with the recipe's scales.
+struct Fp8GemmCall {
+  int64_t m = 0, n = 0, k = 0;
+  int recipe = device::kRecipe1D2D;
+  int out_dtype = device::kOutBf16;
+  int accumulate = 0;
+  ScaleRows sfa;
+  ScaleRows sfb;  // 1D1D only: 1D2D's block scales run one kernel in either layout
+  int num_sms = 132;
+  int tc_util = 100;
+};
+// The problem of `call`: the one place an Fp8GemmProblem is built (validation, suites, tools, tests).
+Fp8GemmProblem make_fp8_gemm_problem(const Fp8GemmCall& call);
 
 // What a launch of the kernel needs beyond its compile-time config: the device reads these at run time, so one
 // cubin serves every SM count and raster band.
@@ -41,38 +64,40 @@ struct Fp8GemmChoice {
   bool dram_bound = false;  // the model's HBM term is its largest
 };
 
-// Whether a row-major [rows, sf_k] FP32 scale tensor (row stride in elements, base address) can come by TMA in chunks
-// of 4 k-blocks (sf_chunks): 16-byte rows and base, and a chunk's width of columns.
-inline bool sf_rows_tma_ok(int64_t sf_k, int64_t row_stride, uintptr_t base) {
-  return sf_k >= device::kSfChunkKBlocks && row_stride % 4 == 0 && base % 16 == 0;
-}
+// A candidate's tile: block, CTA pair (cluster_m = 2 shares B, cluster_n = 2 shares A) and K splits.
+struct Fp8GemmTile {
+  int block_m = 128, block_n = 128;
+  int cluster_m = 1, cluster_n = 1;
+  int k_splits = 1;
+};
+// The configuration the family runs `tile` with for `problem`: the problem's recipe, dtypes and scale layouts, the
+// schedule rules (promote_overlap, sfb_regs, sf_chunks, D staged in the last stage) and as many stages as fit; none
+// where that is invalid, shallower than 3 stages, or a split would be empty.
+std::optional<device::Sm90Fp8GemmConfig> build_fp8_gemm_config(const Fp8GemmProblem& problem, const Fp8GemmTile& tile);
+// `config` for `problem` with the model's prediction and the launch on the problem's SMs.
+Fp8GemmChoice predict_fp8_gemm(const Fp8GemmProblem& problem, const device::Sm90Fp8GemmConfig& config,
+                               int raster_band = kDefaultRasterBand);
 
-// The configuration for `problem` (num_tiles == 0 when none fits).
+// The configuration for `problem`: the tuning table's where it lists the problem, else the model's best
+// (num_tiles == 0 when none fits).
 Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& problem);
-// Up to `max_count` valid configurations, fastest predicted first (what `hopgemm tune` measures). The model's own
-// ranking leaves out configurations it does not expect to pay (clusters with fewer tiles than two waves);
-// `Candidates::kAll` keeps them, for tuning-table entries measured against the model's pick.
-enum class Candidates { kModel, kAll };
-std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& problem, size_t max_count,
-                                                 Candidates candidates = Candidates::kModel);
+// Up to `max_count` of the model's candidates, fastest predicted first (what `hopgemm tune` measures).
+std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& problem, size_t max_count);
 
-// One row of the tuning table measured by `hopgemm tune` (sm90_fp8_gemm_tuned.inc): a problem and its winner.
+// One row of the tuning table written by `hopgemm tune` (sm90_fp8_gemm_tuned.inc): a problem as the op builds it,
+// every field but tc_util (the measured best does not depend on what the model is told to expect), and the
+// configuration and raster band measured fastest for it, as they are launched.
 struct TunedFp8GemmEntry {
   int64_t m, n, k;
-  int recipe, out_dtype, accumulate, sfa_k_major, sfb_k_major, num_sms;
-  int block_m, block_n, num_stages, cluster_m, cluster_n, raster_band, k_splits;
+  int recipe, out_dtype, accumulate, sfa_k_major, sfb_k_major, sf_rows_tma, num_sms;
+  device::Sm90Fp8GemmConfig config;
+  int raster_band;
 };
 std::span<const TunedFp8GemmEntry> tuned_fp8_gemm_table();
-// Whether two schedules (configs or table rows) name the same tile: block, cluster and splits, what a table row fixes
-// (stages follow the tile; the raster band is carried apart).
-template <class X, class Y>
-bool same_tile(const X& x, const Y& y) {
-  return x.block_m == y.block_m && x.block_n == y.block_n && x.cluster_m == y.cluster_m && x.cluster_n == y.cluster_n &&
-         x.k_splits == y.k_splits;
-}
-// The table's measured configuration for exactly `problem`, if `hopgemm tune` recorded one (what
-// choose_fp8_gemm_config returns ahead of the model).
+// The table's row for exactly `problem`, as stored, with the model's prediction for it; none where no row lists it.
 std::optional<Fp8GemmChoice> tuned_fp8_gemm_choice(const Fp8GemmProblem& problem);
+// The row (without indent or comment) that lists `choice` for `problem`, as `hopgemm tune` writes it.
+std::string tuned_fp8_gemm_row(const Fp8GemmProblem& problem, const Fp8GemmChoice& choice);
 
 // Largest stage count that fits the shared-memory budget (0 if none does).
 int max_stages(device::Sm90Fp8GemmConfig config);

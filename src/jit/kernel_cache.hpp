@@ -3,36 +3,18 @@
 // costs one hash of a few bytes and a shared lock; no source is rendered and nothing is hashed on disk.
 // A miss renders the source, applies the JIT policy, goes to the disk cache (compiling if needed) and
 // loads the cubin; inside a CUDA-graph capture a miss is an error naming the op.
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
-#include <type_traits>
 #include <unordered_map>
 
 #include "jit/kernel_source.hpp"
 #include "jit/loader.hpp"
+#include "runtime/pod_key.hpp"
 
 namespace hopgemm::jit {
-
-// Bytewise hash/equality of a config: configs must have unique object representations (no padding).
-template <typename Config>
-struct ConfigKey {
-  static_assert(std::has_unique_object_representations_v<Config>, "configs must be padding-free PODs");
-  Config config;
-  bool operator==(const ConfigKey& other) const { return std::memcmp(&config, &other.config, sizeof(Config)) == 0; }
-};
-struct ConfigKeyHash {
-  template <typename Config>
-  size_t operator()(const ConfigKey<Config>& key) const {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(&key.config);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < sizeof(Config); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
-    return static_cast<size_t>(h);
-  }
-};
 
 // Loads (compiling through the disk cache if needed) the kernel of `source`, applying the JIT policy
 // and the capture check for `op`. Shared by every KernelCache.
@@ -46,7 +28,7 @@ class KernelCache {
 
   // The loaded kernel for `config`. `op` names the public op in errors and policy messages.
   const LoadedKernel& get(const Config& config, const char* op, cudaStream_t stream) {
-    const ConfigKey<Config> key{config};
+    const runtime::PodKey<Config> key{config};
     {
       std::shared_lock lock(mutex_);
       auto it = kernels_.find(key);
@@ -64,7 +46,7 @@ class KernelCache {
  private:
   Render render_;
   std::shared_mutex mutex_;
-  std::unordered_map<ConfigKey<Config>, std::unique_ptr<LoadedKernel>, ConfigKeyHash> kernels_;
+  std::unordered_map<runtime::PodKey<Config>, std::unique_ptr<LoadedKernel>, runtime::PodKeyHash> kernels_;
 };
 
 }  // namespace hopgemm::jit

@@ -13,25 +13,25 @@ namespace {
 
 using heuristics::Fp8GemmProblem;
 
-Fp8GemmProblem problem(int64_t m, int64_t n, int64_t k, bool wgrad = false) {
-  Fp8GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
+// A forward GEMM, or a weight gradient (1D1D, FP32 D += A B^T), with row-major scales as quantised (contiguous rows).
+heuristics::Fp8GemmCall gemm(int64_t m, int64_t n, int64_t k, bool wgrad = false) {
+  heuristics::Fp8GemmCall call{.m = m, .n = n, .k = k};
   if (wgrad) {
-    p.recipe = device::kRecipe1D1D;
-    p.out_dtype = device::kOutFp32;
-    p.accumulate = 1;
+    call.recipe = device::kRecipe1D1D;
+    call.out_dtype = device::kOutFp32;
+    call.accumulate = 1;
   }
-  return p;
+  return call;
 }
+Fp8GemmProblem problem(const heuristics::Fp8GemmCall& call) { return heuristics::make_fp8_gemm_problem(call); }
+Fp8GemmProblem problem(int64_t m, int64_t n, int64_t k, bool wgrad = false) { return problem(gemm(m, n, k, wgrad)); }
 
 TEST(Heuristics, EverySuiteProblemGetsAValidConfig) {
   for (int num_sms : {132, 114, 78, 16}) {
     for (const auto& g : api::suite_gemms("deepseek-v3")) {
-      const auto p = problem(g.m, g.n, g.k, g.role == api::GemmRole::kWgrad);
-      Fp8GemmProblem with_sms = p;
-      with_sms.num_sms = num_sms;
+      heuristics::Fp8GemmCall call = gemm(g.m, g.n, g.k, g.role == api::GemmRole::kWgrad);
+      call.num_sms = num_sms;
+      const Fp8GemmProblem p = problem(call), with_sms = p;
       const auto choice = heuristics::choose_fp8_gemm_config(with_sms);
       SCOPED_TRACE(heuristics::describe(with_sms));
       ASSERT_GT(choice.num_tiles, 0);
@@ -74,16 +74,12 @@ TEST(Heuristics, ThreeWarpgroupsWhereTheirTilesFillTheWaves) {
   EXPECT_EQ(fill.config.block_m, 192) << heuristics::describe(fill);
   EXPECT_EQ(fill.config.block_n, 128);
   EXPECT_NE(heuristics::choose_fp8_gemm_config(problem(4096, 7168, 16384)).config.block_m, 192);
-  Fp8GemmProblem wgrad = problem(4096, 7168, 4096);
-  wgrad.recipe = device::kRecipe1D1D;
-  wgrad.out_dtype = device::kOutFp32;
-  wgrad.accumulate = 1;
+  const Fp8GemmProblem wgrad = problem(4096, 7168, 4096, /*wgrad=*/true);
   for (const auto& choice : heuristics::rank_fp8_gemm_configs(wgrad, SIZE_MAX)) EXPECT_NE(choice.config.block_m, 192);
 }
 
 TEST(Heuristics, ThreeWarpgroupsWinTheirTiesWithTwo) {
-  // 192x128 and 128x192 tie in the model; measured, 192x128 won (fresh shapes: 22 of the 24 picks it moved faster;
-  // h100-2026-11-22-ab-model-session13-tie192{,-longk}.txt).
+  // 192x128 and 128x192 tie in the model; measured, 192x128 won (fresh shapes: 22 of the 24 picks it moved faster).
   for (const auto& [m, n, k] : {std::tuple{768, 7168, 4096}, {6144, 7168, 8192}, {384, 32768, 8192}, {3072, 6144, 16384}}) {
     const auto p = problem(m, n, k);
     const auto ranked = heuristics::rank_fp8_gemm_configs(p, 4);
@@ -95,8 +91,8 @@ TEST(Heuristics, ThreeWarpgroupsWinTheirTiesWithTwo) {
 }
 
 TEST(Heuristics, Tiles128x128StageDInTheLastStageWithoutTurnsFromK2048) {
-  // Measured: 0.956-0.987 of the time of the turns with 5 stages at K = 2048-12288 (notes v22). Below K = 2048 the
-  // staging tile stays (D in stage measured no better at K = 512-1536, notes v23).
+  // Measured: 0.956-0.987 of the time of the turns with 5 stages at K = 2048-12288. Below K = 2048 the staging tile
+  // stays (D in stage measured no better at K = 512-1536).
   for (const auto& [m, n, k] : {std::tuple{1024, 2048, 5120}, {512, 3584, 2048}, {2048, 1024, 12288}}) {
     const auto ranked = heuristics::rank_fp8_gemm_configs(problem(m, n, k), SIZE_MAX);
     bool seen = false;
@@ -118,8 +114,7 @@ TEST(Heuristics, Tiles128x128StageDInTheLastStageWithoutTurnsFromK2048) {
 
 TEST(Heuristics, ClustersDoNotPairAnOddTileCount) {
   // Three 256- or 128-row tile rows: a cluster along M would run a phantom fourth row, which takes SMs like a real
-  // one (bench A/B 2026-11-22, h100-2026-11-22-ab-model-phantom-tiles.txt: 768x32768x8192 310.5 us without, 482 with;
-  // 384x16384x16384 186.4 vs 290).
+  // one (768x32768x8192: 310.5 us without, 482 with; 384x16384x16384: 186.4 vs 290).
   for (const auto& p : {problem(768, 32768, 8192), problem(384, 16384, 16384)}) {
     const auto c = heuristics::choose_fp8_gemm_config(p);
     const int64_t tiles_m = (p.m + c.config.block_m - 1) / c.config.block_m;
@@ -143,9 +138,10 @@ TEST(Heuristics, SplitKOnlyWhereTilesAreFew) {
   for (int num_sms : {132, 78}) {
     for (const auto& g : api::suite_gemms("deepseek-v3")) {
       for (int sfa_k_major : {0, 1}) {
-        auto p = problem(g.m, g.n, g.k, g.role == api::GemmRole::kWgrad);
-        p.num_sms = num_sms;
-        p.sfa_k_major = sfa_k_major;
+        heuristics::Fp8GemmCall call = gemm(g.m, g.n, g.k, g.role == api::GemmRole::kWgrad);
+        call.num_sms = num_sms;
+        call.sfa.k_major = sfa_k_major;
+        const Fp8GemmProblem p = problem(call);
         const auto c = heuristics::choose_fp8_gemm_config(p);
         SCOPED_TRACE(heuristics::describe(p) + " -> " + heuristics::describe(c));
         EXPECT_EQ(c.config.sfa_k_major, sfa_k_major);
@@ -232,10 +228,12 @@ TEST(Heuristics, FusedSplitKOnEveryTileWithoutACluster) {
 // FP32 D += A B^T with one unit per tile reduces into D from registers, so its candidates carry no staging tile
 // and get the stages it would have taken; only where D staged in a pipeline stage reaches the same depth (256x128
 // at K >= 8192) does that form stay (measured faster there at equal depth). A plain FP32 D and split-K keep the
-// staging tile.
+// staging tile. (Row-major scales whose rows TMA cannot load: no scale chunks.)
 TEST(Heuristics, AccumulatingTilesReduceFromRegisters) {
   for (int64_t k : {4096, 8192}) {
-    const Fp8GemmProblem p = problem(7168, 2112, k, /*wgrad=*/true);
+    heuristics::Fp8GemmCall call = gemm(7168, 2112, k, /*wgrad=*/true);
+    call.sfa.base = call.sfb.base = 4;
+    const Fp8GemmProblem p = problem(call);
     for (const auto& choice : heuristics::rank_fp8_gemm_configs(p, SIZE_MAX)) {
       const auto& c = choice.config;
       SCOPED_TRACE(heuristics::describe(choice));
@@ -250,9 +248,9 @@ TEST(Heuristics, AccumulatingTilesReduceFromRegisters) {
       if (c.block_m == 128 && c.block_n >= 144 && c.block_n <= 160) EXPECT_EQ(c.num_stages, 6);
     }
   }
-  Fp8GemmProblem plain = problem(7168, 2112, 4096, /*wgrad=*/true);
+  heuristics::Fp8GemmCall plain = gemm(7168, 2112, 4096, /*wgrad=*/true);
   plain.accumulate = 0;
-  for (const auto& choice : heuristics::rank_fp8_gemm_configs(plain, 8)) {
+  for (const auto& choice : heuristics::rank_fp8_gemm_configs(problem(plain), 8)) {
     EXPECT_FALSE(device::reduces_from_registers(choice.config));
     if (choice.config.d_in_stage == 0) EXPECT_GT(device::smem_layout(choice.config).d, 0);
   }
@@ -262,13 +260,13 @@ TEST(Heuristics, AccumulatingTilesReduceFromRegisters) {
 // so, keeps 6 stages at 128x160 (the chunk ring fits beside them) and may use 256-row tiles with both layouts
 // row-major; unaligned rows, MN-major scales and 1D2D (whose row-major A scales the producer warps stage faster) do not.
 TEST(Heuristics, RowMajorScaleChunks) {
-  EXPECT_TRUE(heuristics::sf_rows_tma_ok(32, 32, 0));
-  EXPECT_TRUE(heuristics::sf_rows_tma_ok(5, 8, 16));       // padded rows
-  EXPECT_FALSE(heuristics::sf_rows_tma_ok(5, 5, 0));       // 20-byte rows
-  EXPECT_FALSE(heuristics::sf_rows_tma_ok(32, 32, 4));     // base not 16-byte aligned
-  EXPECT_FALSE(heuristics::sf_rows_tma_ok(3, 4, 0));       // narrower than one chunk
-  Fp8GemmProblem wgrad = problem(7168, 2112, 4096, /*wgrad=*/true);
-  wgrad.sf_rows_tma = 1;
+  static_assert(device::sf_rows_tma_ok(32, 32, 0));
+  static_assert(device::sf_rows_tma_ok(5, 8, 16));    // padded rows
+  static_assert(!device::sf_rows_tma_ok(5, 5, 0));    // 20-byte rows
+  static_assert(!device::sf_rows_tma_ok(32, 32, 4));  // base not 16-byte aligned
+  static_assert(!device::sf_rows_tma_ok(3, 4, 0));    // narrower than one chunk
+  const Fp8GemmProblem wgrad = problem(7168, 2112, 4096, /*wgrad=*/true);
+  ASSERT_EQ(wgrad.sf_rows_tma, 1);
   bool saw_256_rows = false;
   for (const auto& choice : heuristics::rank_fp8_gemm_configs(wgrad, SIZE_MAX)) {
     const auto& c = choice.config;
@@ -281,14 +279,16 @@ TEST(Heuristics, RowMajorScaleChunks) {
     saw_256_rows |= c.block_m == 256;
   }
   EXPECT_TRUE(saw_256_rows);
-  Fp8GemmProblem unaligned = wgrad;
-  unaligned.sf_rows_tma = 0;
+  heuristics::Fp8GemmCall unaligned_call = gemm(7168, 2112, 4096, /*wgrad=*/true);
+  unaligned_call.sfb.row_stride = 33;  // 132-byte rows
+  const Fp8GemmProblem unaligned = problem(unaligned_call);
+  ASSERT_EQ(unaligned.sf_rows_tma, 0);
   for (const auto& choice : heuristics::rank_fp8_gemm_configs(unaligned, SIZE_MAX)) {
     EXPECT_EQ(choice.config.sf_chunks, 0);
     EXPECT_NE(choice.config.block_m, 256);  // the producer would stage 256 rows of A scales next to B's copies
   }
-  Fp8GemmProblem fwd = problem(4096, 7168, 4096);
-  fwd.sf_rows_tma = 1;
+  const Fp8GemmProblem fwd = problem(4096, 7168, 4096);
+  ASSERT_EQ(fwd.sf_rows_tma, 1);
   for (const auto& choice : heuristics::rank_fp8_gemm_configs(fwd, 16)) EXPECT_EQ(choice.config.sf_chunks, 0);
   device::Sm90Fp8GemmConfig forced = heuristics::rank_fp8_gemm_configs(unaligned, 1).front().config;
   forced.sf_chunks = 1;
@@ -319,8 +319,7 @@ TEST(Heuristics, ConfigViolationNamesTheRule) {
 }
 
 // Small M, large N x K: HBM bounds every width alike. Among the model's ties the width that tiles the B-scale blocks
-// with the fewest waves goes first (H100: 64x128 6-8% faster than the narrow straddling 64x48 the model took before;
-// bench/results/h100-2026-11-22-try-decode-widths.txt).
+// with the fewest waves goes first (H100: 64x128 6-8% faster than the narrow straddling 64x48 the model took before).
 TEST(Heuristics, MemoryBoundTiesTakeWholeScaleBlocksAndFewWaves) {
   for (const auto& [m, n, k] : {std::tuple{64, 16384, 5120}, {32, 28672, 4096}, {16, 16384, 7168}}) {
     const auto p = problem(m, n, k);
@@ -336,25 +335,70 @@ TEST(Heuristics, MemoryBoundTiesTakeWholeScaleBlocksAndFewWaves) {
   }
 }
 
-// The model prunes clusters below two waves of tiles; a tuning-table entry may still name one (dgrad 4096x512x32768:
+// The model prunes clusters below two waves of tiles; a tuning-table row may still name one (dgrad 4096x512x32768:
 // one wave of 128 tiles, A-sharing pairs measured faster) and a raster band other than the candidates' 16.
-TEST(Heuristics, TableEntriesMayNameWhatTheModelPrunes) {
-  Fp8GemmProblem p = problem(4096, 512, 32768);
-  p.sfa_k_major = 0;  // MN-major A scales, as the suite runs it
-  auto clustered_128x128 = [&](heuristics::Candidates candidates) {
-    bool found = false;
-    for (const auto& c : heuristics::rank_fp8_gemm_configs(p, SIZE_MAX, candidates)) {
-      found |= c.config.block_m == 128 && c.config.block_n == 128 && device::cluster_size(c.config) > 1;
-    }
-    return found;
-  };
-  EXPECT_FALSE(clustered_128x128(heuristics::Candidates::kModel));  // 128 tiles: under two waves
-  EXPECT_TRUE(clustered_128x128(heuristics::Candidates::kAll));
+TEST(Heuristics, TableRowsMayNameWhatTheModelPrunes) {
+  heuristics::Fp8GemmCall call = gemm(4096, 512, 32768);
+  call.sfa.k_major = 0;  // MN-major A scales, as the suite runs it
+  const Fp8GemmProblem p = problem(call);
+  for (const auto& c : heuristics::rank_fp8_gemm_configs(p, SIZE_MAX)) {  // 128 tiles: under two waves
+    EXPECT_FALSE(c.config.block_m == 128 && c.config.block_n == 128 && device::cluster_size(c.config) > 1);
+  }
   const auto chosen = heuristics::choose_fp8_gemm_config(p).config;
+  EXPECT_EQ(chosen.block_m, 128);
+  EXPECT_EQ(chosen.block_n, 128);
   EXPECT_EQ(chosen.cluster_n, 2);
-  Fp8GemmProblem row = p;
-  row.sfa_k_major = 1;  // row-major A scales: the table's entry for them visits tiles in bands of 1
-  EXPECT_EQ(heuristics::choose_fp8_gemm_config(row).launch.raster_band, 1);
+  call.sfa.k_major = 1;  // row-major A scales: the table's row for them visits tiles in bands of 1
+  EXPECT_EQ(heuristics::choose_fp8_gemm_config(problem(call)).launch.raster_band, 1);
+}
+
+// One function builds a candidate's configuration: every config the ranking offers is what build_fp8_gemm_config
+// gives for its tile, and predict_fp8_gemm reproduces its prediction.
+TEST(Heuristics, TheRankingBuildsEachCandidateByTheOneBuilder) {
+  for (const auto& call : {gemm(1, 2112, 7168), gemm(4096, 7168, 16384), gemm(7168, 2112, 8192, /*wgrad=*/true),
+                           gemm(4096, 1536, 7168), gemm(512, 3584, 2048)}) {
+    const Fp8GemmProblem p = problem(call);
+    for (const auto& choice : heuristics::rank_fp8_gemm_configs(p, SIZE_MAX)) {
+      const auto& c = choice.config;
+      SCOPED_TRACE(heuristics::describe(choice));
+      const auto built = heuristics::build_fp8_gemm_config(p, {c.block_m, c.block_n, c.cluster_m, c.cluster_n, c.k_splits});
+      ASSERT_TRUE(built.has_value());
+      EXPECT_EQ(heuristics::describe(heuristics::predict_fp8_gemm(p, *built)), heuristics::describe(choice));
+    }
+  }
+  // None where the tile cannot run: a split without k-blocks, a 1D1D tile past the register bound.
+  EXPECT_FALSE(heuristics::build_fp8_gemm_config(problem(64, 2112, 256), {64, 64, 1, 1, 3}).has_value());
+  EXPECT_FALSE(heuristics::build_fp8_gemm_config(problem(4096, 4096, 4096, true), {256, 136, 1, 1, 1}).has_value());
+}
+
+// The problem builder: the scale layouts the call brings, and whether TMA can load the row-major per-row ones.
+TEST(Heuristics, ProblemBuilder) {
+  Fp8GemmProblem p = problem(64, 2112, 7168);
+  EXPECT_EQ(p.recipe, device::kRecipe1D2D);
+  EXPECT_EQ(p.sfa_k_major, 1);
+  EXPECT_EQ(p.sfb_k_major, 1);
+  EXPECT_EQ(p.sf_rows_tma, 1);  // 56 scales per row: 224-byte rows
+  EXPECT_EQ(problem(64, 2112, 2112).sf_rows_tma, 0);  // 17 per row
+  heuristics::Fp8GemmCall call = gemm(64, 2112, 2112);
+  call.sfa.row_stride = 20;  // padded to 80-byte rows
+  EXPECT_EQ(problem(call).sf_rows_tma, 1);
+  call.sfa.base = 8;
+  EXPECT_EQ(problem(call).sf_rows_tma, 0);
+  call = gemm(64, 2112, 7168);
+  call.sfa.k_major = 0;
+  call.sfb.k_major = 0;  // 1D2D's block scales: one kernel for either layout
+  p = problem(call);
+  EXPECT_EQ(p.sfa_k_major, 0);
+  EXPECT_EQ(p.sfb_k_major, 1);
+  EXPECT_EQ(p.sf_rows_tma, 0);  // no row-major per-row scales
+  call = gemm(4096, 7168, 4096, /*wgrad=*/true);
+  call.sfa.k_major = 0;
+  call.sfb.base = 4;
+  p = problem(call);
+  EXPECT_EQ(p.recipe, device::kRecipe1D1D);
+  EXPECT_EQ(p.sfa_k_major, 0);
+  EXPECT_EQ(p.sfb_k_major, 1);
+  EXPECT_EQ(p.sf_rows_tma, 0);  // B's rows are not 16-byte aligned
 }
 
 }  // namespace

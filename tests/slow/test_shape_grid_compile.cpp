@@ -28,16 +28,13 @@ TEST(ShapeGridCompile, PicksCompileWithoutSpills) {
         for (int64_t m : {1, 16, 64, 96, 128, 200, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192, 16384}) {
           for (int64_t n : {256, 576, 1024, 1536, 2112, 3072, 4096, 7168, 12288, 24576}) {
             for (int64_t k : {256, 512, 1536, 2048, 4096, 7168, 16384}) {
-              heuristics::Fp8GemmProblem p;
-              p.m = m;
-              p.n = n;
-              p.k = k;
-              p.recipe = recipe;
-              p.out_dtype = recipe == device::kRecipe1D1D ? device::kOutFp32 : device::kOutBf16;
-              p.accumulate = recipe == device::kRecipe1D1D ? 1 : 0;
-              p.sfa_k_major = sfa_k_major;
-              p.sfb_k_major = sfb_k_major;
-              p.num_sms = 132;
+              // Row-major scales at an address TMA cannot load from: the per-stage copies (the suites' kernels
+              // cover the chunked loads).
+              const bool is_1d1d = recipe == device::kRecipe1D1D;
+              const heuristics::Fp8GemmProblem p = heuristics::make_fp8_gemm_problem(
+                  {.m = m, .n = n, .k = k, .recipe = recipe, .out_dtype = is_1d1d ? device::kOutFp32 : device::kOutBf16,
+                   .accumulate = is_1d1d ? 1 : 0, .sfa = {.k_major = sfa_k_major, .base = 4},
+                   .sfb = {.k_major = sfb_k_major, .base = 4}, .num_sms = 132});
               const auto choice = heuristics::choose_fp8_gemm_config(p);
               ASSERT_GT(choice.num_tiles, 0) << heuristics::describe(p);
               auto s = api::render_sm90_fp8_gemm(choice.config);

@@ -22,6 +22,7 @@
 #include "hopgemm/runtime.hpp"
 #include "jit/precompile.hpp"
 #include "runtime/cuda_check.hpp"
+#include "runtime/pod_key.hpp"
 
 namespace hopgemm::cli {
 namespace {
@@ -49,15 +50,15 @@ int run_tune(Args& args) {
   const int top = args.take_int("top", 8, 0, 100000);
   const int iters = args.take_int("iters", 20);
   const bool mn_major_sfa = take_sfa_mn_major(args);
-  // --schedules: also time each candidate's other consumer schedules (warpgroup turns, promotion overlap)
-  // where they are valid; printed for study (the table keys tiles, the schedule rules live in the heuristics).
+  // --schedules: also time each candidate with the promotion overlap toggled, where valid; printed for study (the
+  // rows written are candidates as the heuristics' schedule rules build them).
   const bool schedules = args.take_flag("schedules");
   // --sustain-ms N: every timing (first pass and confirmation rounds) runs its candidate back to back for N ms
   // first, so candidates are compared at the settled clocks of a saturated GPU (bench --sustain-ms).
   const int sustain_ms = args.take_int("sustain-ms", 0, 0, 60000);
   // --bands: the winner is timed again with other raster bands (the order tiles are visited in) in alternating
   // rounds, and the fastest band is written. The model does not rank bands: a band of 1-4 measured 1-5% faster
-  // than 16 on 10 of 25 suite rows, up to 57% slower on others (bench/results/h100-2026-11-22-try-raster-bands*.txt).
+  // than 16 on 10 of 25 suite rows, up to 57% slower on others.
   const bool bands = args.take_flag("bands");
   args.expect_consumed();
   if (!gpu_available() || device_info().arch_major != 9) {
@@ -82,16 +83,17 @@ int run_tune(Args& args) {
     // The problem as the op sees it: the layouts the inputs below will have (GemmInputs hands 1D1D's per-row
     // sfb in the same layout as sfa).
     const int k_major = mn_major_sfa ? 0 : 1;
-    heuristics::Fp8GemmProblem p = api::suite_gemm_problem({s.role, s.m, s.n, s.k}, get_num_sms(), k_major, k_major);
-    p.tc_util = get_tc_util();
+    const heuristics::Fp8GemmProblem p =
+        api::suite_gemm_problem({s.role, s.m, s.n, s.k}, get_num_sms(), k_major, k_major, get_tc_util());
     Plan plan{s, p, top > 0 ? heuristics::rank_fp8_gemm_configs(p, top)
                             : std::vector<heuristics::Fp8GemmChoice>{heuristics::choose_fp8_gemm_config(p)}};
     // A problem the tuning table lists keeps its row unless a candidate beats it by the confirmation's margin in the
-    // same rounds (the row is timed as a candidate, with its raster band), so re-tuning cannot flip a row on noise.
+    // same rounds (the row is timed as a candidate, as stored), so re-tuning cannot flip a row on noise.
     if (const auto tuned = heuristics::tuned_fp8_gemm_choice(p); tuned && top > 0) {
       auto& cands = plan.candidates;
+      using ConfigKey = runtime::PodKey<device::Sm90Fp8GemmConfig>;
       auto it = std::find_if(cands.begin(), cands.end(), [&](const heuristics::Fp8GemmChoice& x) {
-        return heuristics::same_tile(x.config, tuned->config);
+        return ConfigKey{x.config} == ConfigKey{tuned->config};
       });
       if (it == cands.end()) it = cands.insert(cands.end(), *tuned);
       *it = *tuned;
@@ -202,13 +204,9 @@ int run_tune(Args& args) {
                 (long long)plan.shape.k, model_us, best_us, in.flops() / best_us * 1e-6, model_us / best_first_us,
                 b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, b.k_splits);
     std::fflush(stdout);
-    const auto& p = plan.problem;
-    char line[256];
-    std::snprintf(line, sizeof(line), "    {%lld, %lld, %lld, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},  // %.1f us\n",
-                  (long long)p.m, (long long)p.n, (long long)p.k, p.recipe, p.out_dtype, p.accumulate, p.sfa_k_major,
-                  p.sfb_k_major, p.num_sms, b.block_m, b.block_n, b.num_stages, b.cluster_m, b.cluster_n, winner.launch.raster_band, b.k_splits,
-                  best_us);
-    table += line;
+    char time[32];
+    std::snprintf(time, sizeof(time), "  // %.1f us\n", best_us);
+    table += "    " + heuristics::tuned_fp8_gemm_row(plan.problem, winner) + time;
   }
   cudaStreamDestroy(stream);
   if (!out_path.empty()) {

@@ -86,6 +86,11 @@ struct Sm90Fp8GemmConfig {
 // at most num_stages k-blocks ahead; two 4-k-block slots let it fill the next chunk while one is read.
 inline constexpr int kSfChunkKBlocks = 4;
 inline constexpr int kSfChunkSlots = 2;
+// Whether a row-major [rows, sf_k] FP32 scale tensor (row stride in elements, base address) can come by TMA in
+// chunks (sf_chunks): 16-byte rows and base, and at least a chunk's width of columns.
+HOPGEMM_HOST_DEVICE constexpr bool sf_rows_tma_ok(i64 sf_k, i64 row_stride, u64 base) {
+  return sf_k >= kSfChunkKBlocks && row_stride % 4 == 0 && base % 16 == 0;
+}
 
 struct Sm90Fp8GemmParams {
   TmaDescriptor tma_a;
