@@ -61,6 +61,7 @@ int run_tune(Args& args) {
   // than 16 on 10 of 25 suite rows, up to 57% slower on others.
   const bool bands = args.take_flag("bands");
   args.expect_consumed();
+  const auto shapes = gemm_shapes(suite, shape, role);  // a bad --shape or --suite is reported before the GPU check
   if (!gpu_available() || device_info().arch_major != 9) {
     throw Error(ErrorKind::kUnsupported, "tune needs an SM90 (Hopper) GPU");
   }
@@ -79,7 +80,7 @@ int run_tune(Args& args) {
   };
   std::vector<Plan> plans;
   std::vector<jit::KernelSource> sources;
-  for (const auto& s : gemm_shapes(suite, shape, role)) {
+  for (const auto& s : shapes) {
     // The problem as the op sees it: the layouts the inputs below will have (GemmInputs hands 1D1D's per-row
     // sfb in the same layout as sfa).
     const int k_major = mn_major_sfa ? 0 : 1;

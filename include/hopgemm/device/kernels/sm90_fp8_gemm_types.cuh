@@ -131,7 +131,7 @@ HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { r
 // D += A B^T in FP32 with one unit per tile: each math thread adds its promoted values into D with vector
 // red.global.add.v2.f32 (two adjacent columns, 8 bytes; a warp instruction covers 8 rows x 32 bytes), no staging
 // tile and no TMA: the TMA reduce-add cost the 1D1D kernels 11-16% more than a plain store of the same bytes
-// (bench/results/h100-2026-11-22-diag-wgrad-epilogue.txt). Needs D's row stride even (8-byte aligned pairs).
+// (docs/DESIGN_NOTES.md). Needs D's row stride even (8-byte aligned pairs).
 HOPGEMM_HOST_DEVICE constexpr bool reduces_from_registers(const Sm90Fp8GemmConfig& c) {
   return c.accumulate == 1 && stores_fp32(c) && c.k_splits == 1 && c.d_in_stage == 0;
 }
