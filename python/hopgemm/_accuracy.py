@@ -120,10 +120,20 @@ def fp8_gemm_reference(a, sfa, b, sfb, gran_b_mn, c=None):
     return ref, _block_norms(a64) @ _block_norms(b64).T
 
 
+def _failing_tiles(bad, tile):
+    """The (..., tile row, tile column) indices of the tile[0] x tile[1] tiles of bad's last two dimensions that hold a
+    True, reduced per tile first (a broken kernel fails millions of elements)."""
+    *lead, rows, cols = bad.shape
+    tile_rows, tile_cols = -(-rows // tile[0]), -(-cols // tile[1])
+    padded = _zeros(bad, (*lead, tile_rows * tile[0], tile_cols * tile[1]))
+    padded[..., :rows, :cols] = bad
+    return [tuple(t) for t in _argwhere(padded.reshape(*lead, tile_rows, tile[0], tile_cols, tile[1]).any(-1).any(-2))]
+
+
 def assert_close_elementwise(out, ref, bound, tile=(128, 128), name="output"):
-    """Every element of `out` within `bound` (a number or one per element) of float64 `ref`; NaN or Inf fails. The
-    AssertionError names how many elements fail, the tile[0] x tile[1] tiles of the last two dimensions that hold them,
-    and the worst element with its value, reference and bound."""
+    """Every element of `out` (two or more dimensions) within `bound` (a number or one per element) of float64 `ref`;
+    NaN or Inf fails. The AssertionError names how many elements fail, the tile[0] x tile[1] tiles of the last two
+    dimensions that hold them, and the worst element with its value, reference and bound."""
     if _numel(ref) == 0:
         return
     err = abs(_as_float64(out) - ref)
@@ -138,7 +148,7 @@ def assert_close_elementwise(out, ref, bound, tile=(128, 128), name="output"):
         flat //= size
     index = tuple(index)
     bound_at = bound if isinstance(bound, (int, float)) else float(bound[index])
-    tiles = sorted({(*ix[:-2], ix[-2] // tile[0], ix[-1] // tile[1]) for ix in _argwhere(bad)})
+    tiles = _failing_tiles(bad, tile)
     shown = ", ".join(
         f"[{', '.join(str(i) for i in t[:-2])}{', ' if len(t) > 2 else ''}"
         f"rows {t[-2] * tile[0]}-{(t[-2] + 1) * tile[0] - 1}, cols {t[-1] * tile[1]}-{(t[-1] + 1) * tile[1] - 1}]"

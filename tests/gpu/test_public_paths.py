@@ -126,7 +126,7 @@ def test_stream_argument_runs_the_gemm_on_that_stream(side_stream):
         check(d, a8, sfa, b8, sfb, False)
 
 
-@pytest.mark.parametrize("overrides", [{}, dict(block_m=64, block_n=64, k_splits=4)])
+@pytest.mark.parametrize("overrides", [{}, dict(block_m=64, block_n=64, k_splits=4, cluster_m=1, cluster_n=1)])
 def test_two_streams_at_once(side_stream, overrides):
     # The same kernel on two streams concurrently, each with its own inputs and output; split-K's partials and tile
     # counters are per stream (DESIGN.md 2.2: calls on different streams never share scratch).
