@@ -2,7 +2,7 @@
 magnitude-varied inputs and element-wise bound against the float64 reference of the dequantised inputs, plus calc_diff."""
 import torch
 
-from hopgemm.testing import assert_fp8_gemm_close, calc_diff, fp8_gemm_inputs, fp8_gemm_reference
+from hopgemm.testing import assert_fp8_gemm_close, calc_diff, fp8_gemm_inputs
 
 # calc_diff bars (DeepGEMM's metric, kept beside the element-wise bound): the reference is exact on the dequantised
 # inputs, so the error is the output rounding (BF16: ~1e-6) plus the tensor cores' accumulation; the issue's bar is 1e-3.
@@ -13,11 +13,6 @@ def make_inputs(m, n, k, recipe_1d1d=False, seed=0):
     """(a8, sfa, b8, sfb): A [m, k] per 1x128, B [n, k] per 128x128 (1D2D) or per 1x128 (1D1D), with magnitudes that
     differ from one scale block to the next (hopgemm.testing.fp8_gemm_inputs)."""
     return fp8_gemm_inputs(m, n, k, 1 if recipe_1d1d else 128, seed)
-
-
-def reference(a8, sfa, b8, sfb, recipe_1d1d, c=None):
-    """float64 (A sfa) (B sfb)^T (+ C) of the dequantised inputs."""
-    return fp8_gemm_reference(a8, sfa, b8, sfb, 1 if recipe_1d1d else 128, c)[0]
 
 
 def check(d, a8, sfa, b8, sfb, recipe_1d1d, c=None):

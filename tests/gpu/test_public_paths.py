@@ -1,8 +1,7 @@
 """The public paths around the FP8 GEMM on the GPU: precompile followed by the error_on_miss policy running every op,
 stream= and two streams at once, PDL between real kernels, set_tc_util, recipe_a / recipe_b, compiled_dims and
-disable_ue8m0_cast, 1D1D through every layout alias, device_info's values, and hopgemm.testing's bench and
-bench_kineto. Skips (with the reason) where torch or an SM90 GPU is missing."""
-import os
+disable_ue8m0_cast, device_info's values, and hopgemm.testing's bench and bench_kineto (1D1D through every layout alias
+is test_fp8_gemm.py's). Skips (with the reason) where torch or an SM90 GPU is missing."""
 import subprocess
 import sys
 
@@ -16,8 +15,6 @@ import hopgemm  # noqa: E402
 from hopgemm import _C  # noqa: E402
 from hopgemm.testing import bench, bench_kineto  # noqa: E402
 from fp8_gemm_inputs import check, make_inputs, poisoned  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 # A fresh process with a fresh cache directory (argv[1]): nothing compiled or loaded before precompile. The GEMMs are
 # DeepSeek-V3's (src/api/suites.cpp, the deepseek-v3 suite): forward and dgrad 1D2D into BF16, wgrad 1D1D FP32 D += A B^T.
@@ -126,7 +123,7 @@ def test_stream_argument_runs_the_gemm_on_that_stream(side_stream):
         check(d, a8, sfa, b8, sfb, False)
 
 
-@pytest.mark.parametrize("overrides", [{}, dict(block_m=64, block_n=64, k_splits=4)])
+@pytest.mark.parametrize("overrides", [{}, dict(block_m=64, block_n=64, k_splits=4, cluster_m=1, cluster_n=1)])
 def test_two_streams_at_once(side_stream, overrides):
     # The same kernel on two streams concurrently, each with its own inputs and output; split-K's partials and tile
     # counters are per stream (calls on different streams never share scratch: src/runtime/workspace.hpp).
