@@ -1,6 +1,6 @@
 #pragma once
-// Hooks for tests, tuning and benchmarks: an FP8 GEMM run with its kernel configuration changed by field name, and
-// the configuration an ordinary call would use, in words. Not needed to compute anything fp8_gemm_nt cannot.
+// Hook for tests, tuning and benchmarks: an FP8 GEMM run with its kernel configuration changed by field name. Not
+// needed to compute anything fp8_gemm_nt cannot.
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -19,11 +19,5 @@ namespace hopgemm {
 void fp8_gemm_nt_with_overrides(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                                 const TensorView& d, const TensorView* c, const GemmOptions& options,
                                 const std::map<std::string, int>& overrides, cudaStream_t stream);
-
-// The configuration fp8_gemm_nt would launch for these arguments (validated as the call validates them), in the
-// form HOPGEMM_PRINT_CONFIGS prints it.
-std::string describe_fp8_gemm_config(const TensorView& a, const TensorView& sfa, const TensorView& b,
-                                     const TensorView& sfb, const TensorView& d, const TensorView* c,
-                                     const GemmOptions& options);
 
 }  // namespace hopgemm

@@ -156,9 +156,10 @@ jit::KernelCache<Sm90Fp8GemmConfig>& kernel_cache() {
   return cache;
 }
 
-Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp8GemmLaunch& launch, const ResolvedGemm& r, const TensorView& a,
-                              const TensorView& sfa, const TensorView& b, const TensorView& sfb, const TensorView& d,
-                              void* workspace, void* tile_counters, const char* op) {
+Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp8GemmLaunch& launch,
+                              const ResolvedGemm& r, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                              const TensorView& sfb, const TensorView& d, void* workspace, void* tile_counters,
+                              const char* op) {
   const auto& p = r.problem;
   const int64_t sf_k = ceil_div64(p.k, 128);
   Sm90Fp8GemmParams params{};
@@ -166,7 +167,9 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
   // a_tail_rows); the whole-tile box only where M has a full tile row.
   const int64_t m_tail = p.m % cfg.block_m;
   const bool a_tail = cfg.cluster_n == 1 && m_tail != 0;
-  if (!a_tail || p.m >= cfg.block_m) params.tma_a = api::sm90::fp8_operand_map(a, p.m, p.k, uint32_t(cfg.block_m / cfg.cluster_n), op);
+  if (!a_tail || p.m >= cfg.block_m) {
+    params.tma_a = api::sm90::fp8_operand_map(a, p.m, p.k, uint32_t(cfg.block_m / cfg.cluster_n), op);
+  }
   if (a_tail) {
     params.a_tail_rows = static_cast<int>((m_tail + 7) / 8 * 8);
     params.tma_a_tail = api::sm90::fp8_operand_map(a, p.m, p.k, uint32_t(params.a_tail_rows), op);
@@ -175,11 +178,15 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
   // D by warpgroup rows, one swizzle atom of columns per box (the epilogue's staging tile).
   const int swizzle_d = device::d_swizzle_bytes(cfg);
   params.tma_d = api::sm90::output_map(d, p.m, p.n, uint32_t(swizzle_d / device::out_elem_bytes(cfg)),
-                                  uint32_t(cfg.block_m / device::num_math_wgs(cfg)), swizzle_d, op);
+                                       uint32_t(cfg.block_m / device::num_math_wgs(cfg)), swizzle_d, op);
   // sf_chunks: row-major [rows, sf_k] scales, a box of 4 k-blocks (16 bytes) of every tile row.
   const uint32_t chunk = device::kSfChunkKBlocks;
-  if (device::sfa_chunked(cfg)) params.tma_sfa = api::sm90::row_scale_chunk_map(sfa, p.m, sf_k, r.sfa_ld, chunk, cfg.block_m, op);
-  if (device::sfb_chunked(cfg)) params.tma_sfb = api::sm90::row_scale_chunk_map(sfb, p.n, sf_k, r.sfb_ld, chunk, cfg.block_n, op);
+  if (device::sfa_chunked(cfg)) {
+    params.tma_sfa = api::sm90::row_scale_chunk_map(sfa, p.m, sf_k, r.sfa_ld, chunk, cfg.block_m, op);
+  }
+  if (device::sfb_chunked(cfg)) {
+    params.tma_sfb = api::sm90::row_scale_chunk_map(sfb, p.n, sf_k, r.sfb_ld, chunk, cfg.block_n, op);
+  }
   if (p.sfa_k_major == 0) params.tma_sfa = api::sm90::mn_major_scale_map(sfa, p.m, sf_k, uint32_t(cfg.block_m), op);
   if (p.recipe == device::kRecipe1D1D && !p.sfb_k_major) {
     params.tma_sfb = api::sm90::mn_major_scale_map(sfb, p.n, sf_k, uint32_t(cfg.block_n), op);
@@ -223,14 +230,13 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
   const Sm90Fp8GemmParams params =
       make_params(cfg, choice.launch, r, a, sfa, b, sfb, d, workspace.partials(), workspace.counters(), op);
   api::sm90::launch_persistent(kernel,
-                          {choice.launch.num_sms, device::cluster_size(cfg), unsigned(device::num_threads(cfg)),
-                           device::smem_bytes(cfg), a.device},
-                          &params, stream);
+                               {choice.launch.num_sms, device::cluster_size(cfg), unsigned(device::num_threads(cfg)),
+                                device::smem_bytes(cfg), a.device},
+                               &params, stream);
 }
 
-// Validation, zero-size handling and the C prefill shared by every entry point; returns false when there
-// is nothing left for a kernel to do.
-// `check_kernel` runs before anything is enqueued (it may still refuse the call); with K = 0 no kernel runs.
+// Validation, zero-size handling and the C prefill shared by every entry point; returns false when there is nothing
+// left for a kernel to do. `check_kernel` (which may still refuse the call) runs before anything is enqueued.
 template <class CheckKernel>
 bool prepare(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
              const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream,
@@ -343,12 +349,6 @@ void fp8_gemm_nt_with_overrides(const TensorView& a, const TensorView& sfa, cons
   const heuristics::Fp8GemmChoice choice = api::apply_config_overrides(
       api::fp8_gemm_choice(api::fp8_gemm_problem(a, sfa, b, sfb, d, c, options)), overrides, "fp8_gemm_nt_with_overrides");
   api::fp8_gemm_nt_with_config(a, sfa, b, sfb, d, c, options, choice, stream);
-}
-
-std::string describe_fp8_gemm_config(const TensorView& a, const TensorView& sfa, const TensorView& b,
-                                     const TensorView& sfb, const TensorView& d, const TensorView* c,
-                                     const GemmOptions& options) {
-  return heuristics::describe(api::fp8_gemm_choice(api::fp8_gemm_problem(a, sfa, b, sfb, d, c, options)));
 }
 
 }  // namespace hopgemm
