@@ -27,16 +27,17 @@ constexpr std::pair<const char*, int heuristics::Fp8GemmLaunch::*> kLaunchFields
 // The tunable field or launch parameter called `name` into `choice`; else Error(kInvalidArgument) naming `who` and
 // listing the settable names.
 int& settable_field(heuristics::Fp8GemmChoice& choice, const std::string& name, const char* who) {
-  std::string settable;
   for (const auto& f : sm90_fp8_gemm_config_fields()) {
-    if (!f.tunable) continue;
-    if (name == f.name) return choice.config.*(f.member);
-    settable += std::string(settable.empty() ? "" : ", ") + f.name;
+    if (f.tunable && name == f.name) return choice.config.*(f.member);
   }
   for (const auto& [launch_name, member] : kLaunchFields) {
     if (name == launch_name) return choice.launch.*member;
-    settable += std::string(", ") + launch_name;
   }
+  std::string settable;
+  for (const auto& f : sm90_fp8_gemm_config_fields()) {
+    if (f.tunable) settable += std::string(settable.empty() ? "" : ", ") + f.name;
+  }
+  for (const auto& [launch_name, member] : kLaunchFields) settable += std::string(", ") + launch_name;
   throw Error(ErrorKind::kInvalidArgument,
               std::string(who) + ": unknown or fixed config field '" + name + "' (settable: " + settable + ")");
 }
