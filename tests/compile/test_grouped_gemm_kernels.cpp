@@ -7,40 +7,15 @@
 
 #include "api/gemm_sources.hpp"
 #include "compile/compiled_kernel_checks.hpp"
+#include "api/suites.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 
 namespace hopgemm {
 namespace {
 
-struct Nk {
-  int64_t n, k;
-};
-constexpr Nk kNk[] = {{6144, 7168}, {7168, 3072}, {4096, 4096}, {4096, 2048}};
-
-std::vector<heuristics::Fp8GemmProblem> grouped_suite_problems(int num_sms) {
-  std::vector<heuristics::Fp8GemmProblem> problems;
-  for (const Nk nk : kNk) {
-    for (int sfa_k_major : {0, 1}) {
-      // Contiguous: (groups, expected m) (4, 8192), (8, 4096), both layouts.
-      for (auto [groups, m] : {std::pair{4, 8192}, {8, 4096}}) {
-        for (int grouping : {device::kGroupingMIds, device::kGroupingMRanges}) {
-          problems.push_back(heuristics::make_m_grouped_problem(grouping, m, nk.n, nk.k, groups, sfa_k_major, 128,
-                                                                num_sms, 100));
-        }
-      }
-      // Masked: (groups, expected m) as DeepGEMM's test passes it (x 1.2).
-      for (auto [groups, m] : {std::pair{32, 192}, {6, 1024}, {32, 20}, {6, 20}}) {
-        problems.push_back(heuristics::make_m_grouped_problem(device::kGroupingMRanges, m * 6 / 5, nk.n, nk.k, groups,
-                                                              sfa_k_major, 0, num_sms, 100));
-      }
-    }
-  }
-  // K-grouped: the six EP cases (groups, m, n, expected k).
-  for (auto [groups, m, n, k] : {std::tuple{4, 4096, 7168, 8192}, {4, 7168, 2048, 8192}, {8, 4096, 7168, 4096},
-                                 {8, 7168, 2048, 4096}, {16, 4096, 7168, 2048}, {16, 7168, 2048, 2048}}) {
-    problems.push_back(heuristics::make_k_grouped_problem(m, n, k, groups, num_sms, 100));
-  }
-  // Small and ragged cases the GPU tests run: N = 768 / 256 k-grouped, tiny masked groups.
+// The MoE suite and the small, ragged cases the GPU tests run (N = 768 / 256 k-grouped, tiny masked groups).
+std::vector<heuristics::Fp8GemmProblem> grouped_problems(int num_sms) {
+  std::vector<heuristics::Fp8GemmProblem> problems = api::moe_suite_problems(num_sms);
   problems.push_back(heuristics::make_k_grouped_problem(512, 768, 256, 8, num_sms, 100));
   problems.push_back(heuristics::make_k_grouped_problem(256, 256, 384, 40, num_sms, 100));
   problems.push_back(heuristics::make_m_grouped_problem(device::kGroupingMRanges, 4, 4096, 7168, 4, 1, 0, num_sms, 100));
@@ -51,7 +26,7 @@ TEST(GroupedGemmKernels, SuitePicksCompileWithNvrtc) {
   std::set<std::vector<int>> seen;
   std::vector<jit::KernelSource> sources;
   for (int num_sms : {132, 114}) {
-    for (const auto& p : grouped_suite_problems(num_sms)) {
+    for (const auto& p : grouped_problems(num_sms)) {
       const heuristics::Fp8GemmChoice choice = heuristics::choose_fp8_gemm_config(p);
       ASSERT_GT(choice.num_tiles, 0) << heuristics::describe(p);
       ASSERT_TRUE(device::is_valid(choice.config)) << heuristics::describe(choice);
