@@ -369,7 +369,10 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   const size_t slot_bytes =
       choice ? size_t(choice->launch.num_sms) * device::k_group_map_slots(choice->config.num_stages) * 2 * 128 : 0;
   const runtime::Workspace workspace(0, slot_bytes, stream, op);
-  if (c == nullptr || copy_c) api::sm90::prefill_output(d, c, copy_c, stream);
+  if (c == nullptr || copy_c) {
+    const TensorView d_rows = rows_view(d, groups * m), c_rows = copy_c ? rows_view(*c, groups * m) : d_rows;
+    api::sm90::prefill_output(d_rows, copy_c ? &c_rows : nullptr, copy_c, stream);
+  }
   if (!choice) return;
 
   const Sm90Fp8GemmConfig& cfg = choice->config;
