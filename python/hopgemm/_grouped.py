@@ -116,10 +116,11 @@ ks_cpu=None) is refused with ValueError. ks_tensor: the same values as int32 [G]
 holding sum(ks) * M elements, group g at [off_g * M, (off_g + k_g) * M) as a K-major [M, k_g] matrix
 (off_g = k_0 + ... + k_{g-1}); b=(B, sfb) likewise with N. sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] FP32
 per 1x128, MN-major TMA-aligned: strides (1, align(M, 4)), as deep_gemm passes them (sf.T of a [sum(ks) / 128, M]
-tensor) and get_mn_major_tma_aligned_tensor returns them. d [G, M, N] FP32 contiguous, written in place; c: None (D[g] = A_g @ B_g^T), d itself (accumulate) or another contiguous
-[G, M, N] FP32 tensor (copied into d first). recipe must be (1, 1, 128). use_psum_layout=True raises
-NotImplementedError (as deep_gemm does on SM90). compiled_dims is accepted for deep_gemm compatibility. stream: as
-for the other GEMMs (None: torch's current stream).""" + _ERRORS)
+tensor) and get_mn_major_tma_aligned_tensor returns them. d [G, M, N] FP32 contiguous, written in place; c: None
+(D[g] = A_g @ B_g^T), d itself (accumulate) or another contiguous [G, M, N] FP32 tensor (copied into d first).
+recipe must be (1, 1, 128). use_psum_layout=True raises NotImplementedError (as deep_gemm does on SM90).
+compiled_dims is accepted for deep_gemm compatibility. stream: as for the other GEMMs (None: torch's current
+stream).""" + _ERRORS)
 
 
 k_grouped_fp8_gemm_nt_contiguous = _make_k_grouped(
