@@ -58,6 +58,11 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   v.dtype(b, "b", {DType::kFloat8E4M3});
   v.dtype(d, "d", {DType::kBFloat16});
   v.rank(b, "b", {3});
+  // A negative stride would reach cuTensorMapEncodeTiled as a huge unsigned one (an opaque driver error).
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) {
+    for (int i = 0; i < t->rank; ++i)
+      if (t->strides[i] < 0) v.fail(name, "must have non-negative strides, got " + api::stride_string(*t));
+  }
   MGroupedShape s;
   s.groups = b.size(0);
   s.n = b.size(1);
@@ -71,9 +76,15 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
     v.fail("b", "must hold its groups densely along N (stride(0) == N * stride(1)), got strides " + api::stride_string(b));
   }
   v.inner_contiguous(d, "d");
+  // Overlapping rows of d would have two tiles write the same bytes.
+  if (s.rows > 1 && d.stride(-2) < s.n) {
+    v.fail("d", "must not have overlapping rows (stride(-2) >= N = " + str(s.n) + "), got strides " + api::stride_string(d));
+  }
   v.same_device(a, "a", b, "b");
   v.same_device(a, "a", d, "d");
   if (s.groups < 1) v.fail("b", "must hold at least one group, got shape " + api::shape_string(b));
+  // As DeepGEMM asserts; neither has a kernel (N = 0 finds no configuration, K = 0 no tensor map).
+  if (s.n == 0 || s.k == 0) v.fail("b", "must have N > 0 and K > 0, got shape " + api::shape_string(b));
   if (s.k % 16 != 0) v.fail("b", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + str(s.k));
   if (s.n % 8 != 0) v.fail("d", "must have N a multiple of 8 (bfloat16 rows of 16 bytes), got N = " + str(s.n));
   if (s.rows > INT32_MAX || s.groups * s.n > INT32_MAX || s.k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
@@ -313,6 +324,9 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   int64_t sum_k = 0, non_empty = 0, first = -1;
   for (size_t g = 0; g < ks.size(); ++g) {
     if (ks[g] < 0 || ks[g] % 128 != 0) v.fail("ks", "must hold multiples of 128 (>= 0), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
+    if (ks[g] > INT32_MAX) {
+      v.fail("ks", "must hold values below 2^31 (ks_tensor is int32), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
+    }
     if (ks[g] > 0 && first < 0) first = static_cast<int64_t>(g);
     non_empty += ks[g] > 0;
     sum_k += ks[g];

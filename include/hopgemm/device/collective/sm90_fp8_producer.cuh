@@ -129,6 +129,15 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
   const i32 num_k_blocks = ceil_div(params.k, kBlockK);
   const i32 num_sfb_rows = ceil_div(n, 128);
   GroupMapPatcher<T::kStages> maps(params);
+  // The A and B descriptors the loads use: the kernel parameters' own, or the group's patched ones.
+  const auto map_a = [&] {
+    if constexpr (PatchesGroupMaps<Scheduler>) return maps.a;
+    else return &params.tma_a;
+  };
+  const auto map_b = [&] {
+    if constexpr (PatchesGroupMaps<Scheduler>) return maps.b;
+    else return &params.tma_b;
+  };
   // A's last tile row, where M leaves it partly empty (no A-sharing pair), loads only M's rows (rounded up to 8) from
   // tma_a_tail: TMA's zero fill past M is slow, and the stage's other rows are never stored.
   const bool has_a_tail = !T::kMulticastA && params.a_tail_rows > 0;
@@ -161,17 +170,17 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
           // The shared operand: each CTA of the pair loads one half and multicasts it to both.
           if constexpr (T::kMulticastA) {
             constexpr int kHalf = kBlockM / 2;
-            ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, maps.a, k0,
+            ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, map_a(), k0,
                                                        m0 + cta_rank * kHalf, bar, 0b11);
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : maps.a, k0, m0, bar);
+            ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : map_a(), k0, m0, bar);
           }
           if constexpr (T::kMulticastB) {
             constexpr int kHalf = kBlockN / 2;
-            ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, maps.b, k0,
+            ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, map_b(), k0,
                                                        n0 + cta_rank * kHalf, bar, 0b11);
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(b_dst, maps.b, k0, n0, bar);
+            ptx::cp_async_bulk_tensor_2d_g2s(b_dst, map_b(), k0, n0, bar);
           }
           if constexpr (T::kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, sfa_m0, sf_kb, bar);
           if constexpr (T::kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, sf_kb, bar);
