@@ -8,16 +8,20 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <numeric>
 #include <string>
 
 #include "api/gemm_internal.hpp"
+#include "api/gemm_sources.hpp"
 #include "api/sm90_launch.hpp"
 #include "api/validate.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/layout.hpp"
 #include "hopgemm/runtime.hpp"
+#include "runtime/env.hpp"
 #include "runtime/workspace.hpp"
 
 namespace hopgemm {
@@ -122,12 +126,20 @@ void check_memory(const api::Validator& v, const TensorView& d, std::initializer
   }
 }
 
-const heuristics::Fp8GemmChoice& grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
+// The heuristics' choice (memoised), with HOPGEMM_GROUPED_CONFIG's fields where it is set.
+heuristics::Fp8GemmChoice grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
   const heuristics::Fp8GemmChoice& choice = api::fp8_gemm_choice(problem);
   if (choice.num_tiles == 0) {
     throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + heuristics::describe(problem));
   }
-  return choice;
+  if (!runtime::env().grouped_config) return choice;
+  static const std::map<std::string, int> overrides =
+      api::parse_config_overrides(*runtime::env().grouped_config, "HOPGEMM_GROUPED_CONFIG");
+  heuristics::Fp8GemmChoice changed = api::apply_config_overrides(choice, overrides, "HOPGEMM_GROUPED_CONFIG");
+  if (const char* rule = device::config_violation(changed.config)) {
+    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": HOPGEMM_GROUPED_CONFIG makes an invalid config: " + rule);
+  }
+  return changed;
 }
 
 void launch(const jit::LoadedKernel& kernel, const heuristics::Fp8GemmChoice& choice, const Sm90Fp8GemmParams& params,
@@ -201,7 +213,7 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   const heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
       ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(ceil_div64(s.rows, s.groups)),
       s.n, s.k, s.groups, sfa_row_major ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
-  const heuristics::Fp8GemmChoice& choice = grouped_choice(op, problem);
+  const heuristics::Fp8GemmChoice choice = grouped_choice(op, problem);
   const Sm90Fp8GemmConfig& cfg = choice.config;
   Sm90Fp8GemmParams p = m_grouped_params(cfg, choice.launch, s, a, b, sfb, d, layout, op);
   set_row_major_or_mn_sfa(p, cfg, sfa, s.rows, sf_k, op);
@@ -276,7 +288,7 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   const heuristics::Fp8GemmProblem problem =
       heuristics::make_m_grouped_problem(device::kGroupingMRanges, std::min(expected_m, m_max), s.n, s.k, s.groups,
                                          sfa_row_major ? 1 : 0, 0, get_num_sms(a.device), get_tc_util());
-  const heuristics::Fp8GemmChoice& choice = grouped_choice(op, problem);
+  const heuristics::Fp8GemmChoice choice = grouped_choice(op, problem);
   const Sm90Fp8GemmConfig& cfg = choice.config;
   Sm90Fp8GemmParams p = m_grouped_params(cfg, choice.launch, s, a, b, sfb, d, masked_m, op);
   if (sfa_row_major) {
@@ -372,11 +384,11 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   if (sum_k > 0) check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&ks_tensor, "ks_tensor"}});
 
   heuristics::Fp8GemmProblem problem;
-  const heuristics::Fp8GemmChoice* choice = nullptr;
+  std::optional<heuristics::Fp8GemmChoice> choice;
   if (non_empty > 0) {
     // The model sees the mean K of the groups that have one.
     problem = heuristics::make_k_grouped_problem(m, n, sum_k / non_empty, non_empty, get_num_sms(a.device), get_tc_util());
-    choice = &grouped_choice(op, problem);
+    choice = grouped_choice(op, problem);
   }
   // Everything that may refuse (the kernel load, the workspace) before C reaches D.
   const jit::LoadedKernel* kernel = choice ? &api::fp8_gemm_kernel(choice->config, op, stream) : nullptr;

@@ -54,7 +54,7 @@ TEST(GroupedGemmKernels, EverySchedulerCompilesWithNvrtc) {
   };
   for (int sfa_k_major : {0, 1}) {
     for (auto [grouping, block_m, cluster_m, cluster_n] :
-         {std::tuple{device::kGroupingMIds, 128, 1, 1}, {device::kGroupingMIds, 64, 1, 2},
+         {std::tuple{device::kGroupingMIds, 128, 1, 1}, {device::kGroupingMIds, 64, 1, 2}, {device::kGroupingMIds, 128, 2, 1},
           {device::kGroupingMRanges, 128, 2, 1}, {device::kGroupingMRanges, 256, 1, 2},
           {device::kGroupingMRanges, 64, 1, 1}}) {
       // 256 rows of row-major sfa staged beside the row-range scheduler do not fit the producer's registers.

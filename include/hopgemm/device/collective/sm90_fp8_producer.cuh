@@ -177,8 +177,13 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
           }
           if constexpr (T::kMulticastB) {
             constexpr int kHalf = kBlockN / 2;
-            ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, map_b(), k0,
-                                                       n0 + cta_rank * kHalf, bar, 0b11);
+            if (sched.shares_b(u)) {
+              ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, map_b(), k0,
+                                                         n0 + cta_rank * kHalf, bar, 0b11);
+            } else {  // the pair's tiles take different B rows: each CTA loads both halves of its own
+              ptx::cp_async_bulk_tensor_2d_g2s(b_dst, map_b(), k0, n0, bar);
+              ptx::cp_async_bulk_tensor_2d_g2s(b_dst + kHalf * 128, map_b(), k0, n0 + kHalf, bar);
+            }
           } else {
             ptx::cp_async_bulk_tensor_2d_g2s(b_dst, map_b(), k0, n0, bar);
           }

@@ -42,7 +42,7 @@ struct Sm90Fp8GemmScheduler {
 template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
   requires(kConfig.grouping == kGroupingMIds)
 struct Sm90Fp8GemmScheduler<kConfig, kBlockM, kBlockN, kCm, kCn> {
-  using Type = scheduler::Sm90MGroupIdsScheduler<kBlockM, kBlockN, kCn, Sm90Fp8GemmParams>;
+  using Type = scheduler::Sm90MGroupIdsScheduler<kBlockM, kBlockN, kCm, kCn, Sm90Fp8GemmParams>;
 };
 template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
   requires(kConfig.grouping == kGroupingMRanges)

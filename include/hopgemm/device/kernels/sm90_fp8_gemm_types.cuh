@@ -288,18 +288,17 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
       !(c.block_m == 256 && c.sfa_k_major == 1 && c.grouping == kGroupingMRanges && !sfa_chunked(c));
   const bool sf_chunks_ok = c.sf_chunks == 0 || (c.sf_chunks == 1 && (sfa_chunked(c) || sfb_chunked(c)));
   const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
-  // Grouped: no split-K; group-ids tiles lie inside one aligned group (64 or 128 rows, no B-sharing pair across two
-  // m-blocks); row-masked tiles store BF16, and not from three math warpgroups (152 registers each: the row-range
+  // Grouped: no split-K; group-ids tiles lie inside one aligned group (64 or 128 rows); row-masked tiles store BF16, and not from three math warpgroups (152 registers each: the row-range
   // scheduler and the row-masked store spilled 24-52 bytes at 192x128); K-grouped reads MN-major scales by TMA (their columns per group) and adds
   // FP32 D from registers (rows clipped to the group).
   const bool grouping_ok =
       c.grouping >= kGroupingNone && c.grouping <= kGroupingK && (c.grouping == kGroupingNone || c.k_splits == 1) &&
-      (c.grouping != kGroupingMIds || (c.cluster_m == 1 && (c.block_m == 64 || c.block_m == 128))) &&
+      (c.grouping != kGroupingMIds || c.block_m == 64 || c.block_m == 128) &&
       (c.grouping != kGroupingMRanges || (c.out_dtype == kOutBf16 && c.accumulate == 0 && c.block_m != 192)) &&
       (c.grouping != kGroupingK ||
        (c.recipe == kRecipe1D1D && c.sfa_k_major == 0 && c.sfb_k_major == 0 && reduces_from_registers(c)));
   if (!flags_ok) return "recipe, out_dtype, accumulate, sfa_k_major and sfb_k_major take 0 or 1";
-  if (!grouping_ok) return "grouping: no split-K; group ids take 64/128-row tiles without a B-sharing pair; row ranges a BF16 D and no 192-row tile; K groups recipe 1D1D, MN-major scales, FP32 D accumulated from registers";
+  if (!grouping_ok) return "grouping: no split-K; group ids take 64/128-row tiles; row ranges a BF16 D and no 192-row tile; K groups recipe 1D1D, MN-major scales, FP32 D accumulated from registers";
   if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
   if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";

@@ -78,6 +78,8 @@ struct Sm90DenseScheduler {
   HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return kb * 128; }
   HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit&, i32 kb) const { return kb; }
   // The last tile row may hold fewer than kBlockM rows of A: the producer then loads only those (tma_a_tail).
+  // A B-sharing pair's two tiles always take the same B rows.
+  HOPGEMM_DEVICE bool shares_b(const WorkUnit&) const { return true; }
   HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit& u) const { return u.m_block == params.m / kBlockM; }
   // Phantom tiles (past the edge) are computed for the pair's sake but never stored.
   HOPGEMM_DEVICE bool stores(const WorkUnit& u) const { return u.m_block < num_m_blocks && u.n_block < num_n_blocks; }

@@ -73,6 +73,8 @@ struct Sm90KGroupedScheduler {
   HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit&, i32 kb) const { return static_cast<i32>(k_begin / 128) + kb; }
   HOPGEMM_DEVICE i32 d_row(const WorkUnit& u) const { return u.group * params.group_rows + a_row(u); }
   HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return b_row(u); }
+  // A B-sharing pair's two tiles always take the same B rows.
+  HOPGEMM_DEVICE bool shares_b(const WorkUnit&) const { return true; }
   HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit&) const { return false; }
   HOPGEMM_DEVICE bool stores(const WorkUnit& u) const {
     return a_row(u) < params.group_rows && u.n_block * kBlockN < params.n;

@@ -85,6 +85,8 @@ struct Sm90MGroupRangesScheduler {
   HOPGEMM_DEVICE i32 d_row(const WorkUnit& u) const { return a_row(u); }
   HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return u.n_block * kBlockN; }
   HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return kb * 128; }
+  // A B-sharing pair's two tiles always take the same B rows.
+  HOPGEMM_DEVICE bool shares_b(const WorkUnit&) const { return true; }
   HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit&) const { return false; }
   HOPGEMM_DEVICE bool stores(const WorkUnit& u) const {
     return a_row(u) < row_end && u.n_block * kBlockN < params.n;
