@@ -62,7 +62,8 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
 // device, the same values) give each group's K, a multiple of 128 (0 allowed: D[g] = C[g]).
 // a: FP8 holding sum(ks) x M elements, group g at [off_g * M, (off_g + k_g) * M) as a K-major [M, k_g] matrix
 // (off_g = k_0 + ... + k_{g-1}); b likewise with N. sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] FP32, MN-major
-// TMA-aligned (strides (1, align(M, 4)): deep_gemm passes sf.T of a [sum(ks) / 128, M] tensor) or row-major.
+// TMA-aligned (strides (1, align(M, 4)): deep_gemm passes sf.T of a [sum(ks) / 128, M] tensor; a row-major one is
+// refused with a pointer to get_mn_major_tma_aligned_tensor).
 // d [G, M, N] FP32 contiguous; c [G, M, N] FP32 contiguous or d itself (null: D[g] = A_g @ B_g^T).
 void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
                                       const TensorView& sfb, const TensorView& d, std::span<const int64_t> ks,

@@ -2,6 +2,7 @@
 // hopgemm: FP8 and BF16 matrix kernels for NVIDIA Hopper (SM90), compiled at run time.
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
+#include "hopgemm/grouped_gemm.hpp"
 #include "hopgemm/jit.hpp"
 #include "hopgemm/layout.hpp"
 #include "hopgemm/quantize.hpp"

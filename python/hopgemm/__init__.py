@@ -25,11 +25,19 @@ from ._C import (  # noqa: E402
     precompile_suites,
     set_cache_dir,
     set_jit_policy,
+    set_mk_alignment_for_contiguous_layout,
     set_num_sms,
     set_pdl,
     set_tc_util,
 )
 from ._gemm import fp8_gemm_nn, fp8_gemm_nt, fp8_gemm_tn, fp8_gemm_tt  # noqa: E402
+from ._grouped import (  # noqa: E402
+    k_grouped_fp8_gemm_nt_contiguous,
+    k_grouped_fp8_gemm_tn_contiguous,
+    m_grouped_fp8_gemm_nn_contiguous,
+    m_grouped_fp8_gemm_nt_contiguous,
+    m_grouped_fp8_gemm_nt_masked,
+)
 from ._layout import (  # noqa: E402
     get_k_alignment_for_contiguous_layout,
     get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor,
@@ -45,6 +53,10 @@ from . import testing, utils  # noqa: E402
 
 # deep_gemm HEAD's canonical names; the fp8_gemm_* names above are the older ones it keeps as aliases.
 fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt = fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt
+m_grouped_fp8_fp4_gemm_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
+m_grouped_fp8_fp4_gemm_nn_contiguous = m_grouped_fp8_gemm_nn_contiguous
+m_grouped_fp8_fp4_gemm_nt_masked = m_grouped_fp8_gemm_nt_masked
+fp8_m_grouped_gemm_nt_masked = m_grouped_fp8_gemm_nt_masked  # deep_gemm's legacy alias
 from .utils import *  # noqa: E402,F401,F403 (deep_gemm re-exports its utils at the top level)
 
 try:

@@ -14,6 +14,16 @@ Ops (all on CUDA tensors; ``d`` is written in place, every other op returns new 
     fp8_gemm_nt(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d, Tensor? c=None, SymInt[]? recipe=None,
                 SymInt[]? recipe_a=None, SymInt[]? recipe_b=None) -> ()
     fp8_gemm_nn / fp8_gemm_tn / fp8_gemm_tt: the same schema
+    m_grouped_fp8_gemm_nt_contiguous(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d,
+                Tensor? grouped_layout=None, SymInt[]? recipe=None, SymInt[]? recipe_a=None, SymInt[]? recipe_b=None,
+                bool use_psum_layout=False, SymInt? expected_m_for_psum_layout=None, Tensor? m_indices=None,
+                bool use_packed_layout=False) -> ()
+    m_grouped_fp8_gemm_nn_contiguous: the same schema
+    m_grouped_fp8_gemm_nt_masked(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d, Tensor masked_m,
+                SymInt expected_m, SymInt[]? recipe=None, SymInt[]? recipe_a=None, SymInt[]? recipe_b=None) -> ()
+    k_grouped_fp8_gemm_nt_contiguous(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d, SymInt[] ks,
+                Tensor ks_tensor, Tensor? c, SymInt[] recipe, bool use_psum_layout=False) -> ()
+    k_grouped_fp8_gemm_tn_contiguous: the same schema
     per_token_cast_to_fp8(Tensor x, bool use_ue8m0=False, SymInt gran_k=128) -> (Tensor, Tensor)
     per_block_cast_to_fp8 / per_channel_cast_to_fp8: the same schema
     get_mn_major_tma_aligned_tensor(Tensor sf) -> Tensor
@@ -47,33 +57,74 @@ def _register(name, fn, mutates_args, fake):
     return op
 
 
-# ---- FP8 GEMMs: D = C + A @ B^T, d written in place ------------------------------------------------------
+# ---- FP8 GEMMs, dense and grouped: d written in place ---------------------------------------------------
+# compiled_dims, disable_ue8m0_cast and ensure_zero_padding change nothing on SM90: the ops leave them out. The
+# kernel checks every argument, so the fake implementations check none.
 
-def _gemm_fake(a, sfa, b, sfb, d, c=None, recipe=None, recipe_a=None, recipe_b=None):
-    # Nothing to allocate: the op only writes d. Shapes and dtypes are checked by the real kernel.
-    return None
+def _gemm_fake(*args, **kwargs):
+    return None  # nothing to allocate: the op only writes d
 
 
 def _tuple(recipe):
     return None if recipe is None else tuple(recipe)
 
 
+def _register_gemm(name, gemm):
+    gemm.__name__ = gemm.__qualname__ = name
+    gemm.__doc__ = f"hopgemm.{name} as a torch op: a=(A, sfa) and b=(B, sfb) passed as four tensors; mutates d."
+    _register(name, gemm, ("d",), _gemm_fake)
+
+
 def _make_gemm(name):
     kernel = getattr(_C, name)
 
-    # compiled_dims and disable_ue8m0_cast change nothing on SM90: the ops leave them out.
     def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, c: Optional[Tensor] = None,
              recipe: Optional[List[int]] = None, recipe_a: Optional[List[int]] = None,
              recipe_b: Optional[List[int]] = None) -> None:
         kernel((a, sfa), (b, sfb), d, c, _tuple(recipe), _tuple(recipe_a), _tuple(recipe_b))
 
-    gemm.__name__ = gemm.__qualname__ = name
-    gemm.__doc__ = f"hopgemm.{name}((a, sfa), (b, sfb), d, c, recipe, recipe_a, recipe_b) as a torch op (mutates d)."
+    return gemm
+
+
+def _make_m_grouped_contiguous(name):
+    kernel = getattr(_C, name)
+
+    def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, grouped_layout: Optional[Tensor] = None,
+             recipe: Optional[List[int]] = None, recipe_a: Optional[List[int]] = None,
+             recipe_b: Optional[List[int]] = None, use_psum_layout: bool = False,
+             expected_m_for_psum_layout: Optional[int] = None, m_indices: Optional[Tensor] = None,
+             use_packed_layout: bool = False) -> None:
+        kernel((a, sfa), (b, sfb), d, grouped_layout, _tuple(recipe), _tuple(recipe_a), _tuple(recipe_b),
+               use_psum_layout=use_psum_layout, expected_m_for_psum_layout=expected_m_for_psum_layout,
+               m_indices=m_indices, use_packed_layout=use_packed_layout)
+
+    return gemm
+
+
+def _m_grouped_masked(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, masked_m: Tensor, expected_m: int,
+                      recipe: Optional[List[int]] = None, recipe_a: Optional[List[int]] = None,
+                      recipe_b: Optional[List[int]] = None) -> None:
+    _C.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, expected_m, _tuple(recipe), _tuple(recipe_a),
+                                    _tuple(recipe_b))
+
+
+def _make_k_grouped(name):
+    kernel = getattr(_C, name)
+
+    def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, ks: List[int], ks_tensor: Tensor,
+             c: Optional[Tensor], recipe: List[int], use_psum_layout: bool = False) -> None:
+        kernel((a, sfa), (b, sfb), d, ks, ks_tensor, c, tuple(recipe), use_psum_layout=use_psum_layout)
+
     return gemm
 
 
 for _name in ("fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"):
-    _register(_name, _make_gemm(_name), ("d",), _gemm_fake)
+    _register_gemm(_name, _make_gemm(_name))
+for _name in ("m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous"):
+    _register_gemm(_name, _make_m_grouped_contiguous(_name))
+_register_gemm("m_grouped_fp8_gemm_nt_masked", _m_grouped_masked)
+for _name in ("k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"):
+    _register_gemm(_name, _make_k_grouped(_name))
 
 
 # ---- FP8 quantisers: functional, (x_fp8 e4m3 [m, n], sf FP32) -------------------------------------------

@@ -6,9 +6,10 @@
 
 namespace hopgemm::python {
 
-void bind_runtime(nanobind::module_& m);   // module.cpp: init, settings, device info, JIT, errors
-void bind_layout(nanobind::module_& m);    // layout.cpp
-void bind_quantize(nanobind::module_& m);  // quantize.cpp
-void bind_gemm(nanobind::module_& m);      // gemm.cpp
+void bind_runtime(nanobind::module_& m);       // module.cpp: init, settings, device info, JIT, errors
+void bind_layout(nanobind::module_& m);        // layout.cpp
+void bind_quantize(nanobind::module_& m);      // quantize.cpp
+void bind_gemm(nanobind::module_& m);          // gemm.cpp
+void bind_grouped_gemm(nanobind::module_& m);  // grouped_gemm.cpp
 
 }  // namespace hopgemm::python

@@ -11,9 +11,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "bindings.hpp"
-#include "hopgemm/error.hpp"
+#include "gemm_args.hpp"
 #include "hopgemm/gemm.hpp"
 #include "hopgemm/tuning.hpp"
 #include "tensor_arg.hpp"
@@ -24,23 +25,6 @@ using namespace nb::literals;
 namespace hopgemm::python {
 namespace {
 
-using Recipe = std::optional<std::array<int, 3>>;
-using OperandRecipe = std::optional<std::array<int, 2>>;
-
-std::array<int, 3> resolve_recipe(const char* op, const Recipe& recipe, const OperandRecipe& recipe_a,
-                                  const OperandRecipe& recipe_b) {
-  if (recipe_a.has_value() != recipe_b.has_value()) {
-    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": recipe_a and recipe_b go together");
-  }
-  if (!recipe_a) return recipe.value_or(std::array<int, 3>{0, 0, 0});
-  if (recipe) throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": pass recipe or recipe_a/recipe_b, not both");
-  if ((*recipe_a)[1] != (*recipe_b)[1]) {
-    throw Error(ErrorKind::kUnsupported, std::string(op) + ": recipe_a and recipe_b must share gran_k, got " +
-                                             std::to_string((*recipe_a)[1]) + " and " + std::to_string((*recipe_b)[1]));
-  }
-  return {(*recipe_a)[0], (*recipe_b)[0], (*recipe_a)[1]};
-}
-
 using GemmFn = void (*)(const TensorView&, const TensorView&, const TensorView&, const TensorView&, const TensorView&,
                         const TensorView*, const GemmOptions&, cudaStream_t);
 
@@ -48,17 +32,13 @@ template <GemmFn kGemm>
 void fp8_gemm(nb::handle a, nb::handle b, nb::handle d, nb::handle c, const Recipe& recipe,
               const OperandRecipe& recipe_a, const OperandRecipe& recipe_b, std::string compiled_dims,
               bool disable_ue8m0_cast, nb::handle stream) {
-  GemmOptions options;
-  options.recipe = resolve_recipe("fp8_gemm", recipe, recipe_a, recipe_b);
+  const GemmOptions options =
+      gemm_options("fp8_gemm", recipe, recipe_a, recipe_b, std::move(compiled_dims), disable_ue8m0_cast);
   CallContext ctx;
-  const auto [ta, tsfa] = tensor_pair_arg(a, "a", ctx);
-  const auto [tb, tsfb] = tensor_pair_arg(b, "b", ctx);
-  const TensorView td = tensor_arg(d, "d", ctx);
+  const GemmTensors t = gemm_tensors(a, b, d, ctx);
   const TensorView tc = optional_tensor_arg(c, "c", ctx);
-  options.compiled_dims = std::move(compiled_dims);
-  options.disable_ue8m0_cast = disable_ue8m0_cast;
   launch(ctx, stream, [&](cudaStream_t s) {
-    kGemm(ta, tsfa, tb, tsfb, td, tc.rank < 0 ? nullptr : &tc, options, s);
+    kGemm(t.a, t.sfa, t.b, t.sfb, t.d, tc.rank < 0 ? nullptr : &tc, options, s);
   });
 }
 
@@ -76,13 +56,11 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
   GemmOptions options;
   options.recipe = recipe.value_or(std::array<int, 3>{0, 0, 0});
   CallContext ctx;
-  const auto [ta, tsfa] = tensor_pair_arg(a, "a", ctx);
-  const auto [tb, tsfb] = tensor_pair_arg(b, "b", ctx);
-  const TensorView td = tensor_arg(d, "d", ctx);
+  const GemmTensors t = gemm_tensors(a, b, d, ctx);
   const TensorView tc = optional_tensor_arg(c, "c", ctx);
   const TensorView* pc = tc.rank < 0 ? nullptr : &tc;
   launch(ctx, stream, [&](cudaStream_t s) {
-    fp8_gemm_nt_with_overrides(ta, tsfa, tb, tsfb, td, pc, options, overrides, s);
+    fp8_gemm_nt_with_overrides(t.a, t.sfa, t.b, t.sfb, t.d, pc, options, overrides, s);
   });
 }
 

@@ -19,7 +19,8 @@ void bind_layout(nb::module_& m) {
   m.def("get_tma_aligned_size", &get_tma_aligned_size, "x"_a, "element_size"_a,
         "`x` rounded up so that x * element_size is a multiple of 16 bytes.");
   m.def("get_mk_alignment_for_contiguous_layout", &get_mk_alignment_for_contiguous_layout,
-        "Row alignment of each group in the M-grouped contiguous layout (128 on SM90).");
+        "Row alignment of each group in the M-grouped contiguous layouts: 128 unless "
+        "set_mk_alignment_for_contiguous_layout changed it.");
 
   m.def("is_mn_major_tma_aligned", [](nb::handle sf) {
     CallContext ctx;

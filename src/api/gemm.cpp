@@ -26,29 +26,10 @@ namespace {
 
 using device::Sm90Fp8GemmConfig;
 using device::Sm90Fp8GemmParams;
+using api::SfLayout;
+using api::sf_layout;
 
 int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// How a scale-factor tensor [rows, sf_k] is laid out; kernels read either form directly.
-enum class SfLayout { kRowMajor, kMnMajorTmaAligned };
-
-SfLayout sf_layout(const api::Validator& v, const TensorView& sf, const char* arg, int64_t rows, int64_t sf_k,
-                   bool allow_mn_major) {
-  v.on_device(sf, arg);
-  v.dtype(sf, arg, {DType::kFloat32});
-  v.rank(sf, arg, {2});
-  v.shape(sf, arg, {rows, sf_k});
-  const bool row_major = sf.stride(1) == 1 || sf_k == 1;
-  if (row_major && (sf.stride(0) >= sf_k || rows == 1)) return SfLayout::kRowMajor;
-  if (allow_mn_major && (sf.stride(0) == 1 || rows == 1) && sf.stride(1) % 4 == 0 && sf.stride(1) >= rows &&
-      reinterpret_cast<uintptr_t>(sf.data) % 16 == 0) {
-    return SfLayout::kMnMajorTmaAligned;
-  }
-  v.fail(arg, std::string("must be row-major [") + std::to_string(rows) + ", " + std::to_string(sf_k) + "]" +
-                  (allow_mn_major ? " or MN-major TMA-aligned (strides (1, align(" + std::to_string(rows) + ", 4)))"
-                                  : "") +
-                  ", got strides " + api::stride_string(sf));
-}
 
 struct ResolvedGemm {
   heuristics::Fp8GemmProblem problem;
@@ -151,10 +132,6 @@ heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice>& choice_
   return memo;
 }
 
-jit::KernelCache<Sm90Fp8GemmConfig>& kernel_cache() {
-  static jit::KernelCache<Sm90Fp8GemmConfig> cache(&api::render_sm90_fp8_gemm);
-  return cache;
-}
 
 Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp8GemmLaunch& launch,
                               const ResolvedGemm& r, const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -216,7 +193,7 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
                      const TensorView& d, cudaStream_t stream) {
   const Sm90Fp8GemmConfig& cfg = choice.config;
   const auto& p = r.problem;
-  const jit::LoadedKernel& kernel = kernel_cache().get(cfg, op, stream);
+  const jit::LoadedKernel& kernel = api::fp8_gemm_kernel(cfg, op, stream);
   // Split-K: everything that may refuse inside a capture (the kernel load, the workspace) comes before the
   // launch, so a refused call enqueues nothing.
   size_t counter_bytes = 0, partial_bytes = 0;
@@ -283,6 +260,29 @@ const char* config_mismatch(const heuristics::Fp8GemmChoice& choice, const heuri
 }  // namespace
 
 namespace api {
+
+SfLayout sf_layout(const Validator& v, const TensorView& sf, const char* arg, int64_t rows, int64_t sf_k,
+                   bool allow_mn_major) {
+  v.on_device(sf, arg);
+  v.dtype(sf, arg, {DType::kFloat32});
+  v.rank(sf, arg, {2});
+  v.shape(sf, arg, {rows, sf_k});
+  const bool row_major = sf.stride(1) == 1 || sf_k == 1;
+  if (row_major && (sf.stride(0) >= sf_k || rows == 1)) return SfLayout::kRowMajor;
+  if (allow_mn_major && (sf.stride(0) == 1 || rows == 1) && sf.stride(1) % 4 == 0 && sf.stride(1) >= rows &&
+      reinterpret_cast<uintptr_t>(sf.data) % 16 == 0) {
+    return SfLayout::kMnMajorTmaAligned;
+  }
+  v.fail(arg, std::string("must be row-major [") + std::to_string(rows) + ", " + std::to_string(sf_k) + "]" +
+                  (allow_mn_major ? " or MN-major TMA-aligned (strides (1, align(" + std::to_string(rows) + ", 4)))"
+                                  : "") +
+                  ", got strides " + api::stride_string(sf));
+}
+
+const jit::LoadedKernel& fp8_gemm_kernel(const device::Sm90Fp8GemmConfig& config, const char* op, cudaStream_t stream) {
+  static jit::KernelCache<Sm90Fp8GemmConfig> cache(&api::render_sm90_fp8_gemm);
+  return cache.get(config, op, stream);
+}
 
 const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProblem& problem) {
   return choice_memo().get(problem, heuristics::choose_fp8_gemm_config, [](const heuristics::Fp8GemmChoice& ch) {

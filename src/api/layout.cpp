@@ -113,8 +113,6 @@ int64_t get_tma_aligned_size(int64_t x, int64_t element_size) {
   return ceil_div64(x, alignment) * alignment;
 }
 
-int get_mk_alignment_for_contiguous_layout() { return 128; }
-
 void mn_major_tma_aligned_strides(int rank, const int64_t* shape, int64_t element_size, int64_t* strides) {
   if (rank != 2 && rank != 3) {
     throw Error(ErrorKind::kInvalidArgument,

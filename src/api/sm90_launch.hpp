@@ -28,7 +28,7 @@ device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, in
 device::TmaDescriptor output_map(const TensorView& d, int64_t rows, int64_t cols, uint32_t box_cols, uint32_t box_rows,
                                  int swizzle_bytes, const char* op);
 
-// D = C where C is distinct from D (copy_c), or zeros where there is no C (a kernel then adds into D or K is 0),
+// D = C where C is distinct from D (copy_c), or zeros where there is no C (both [rows, cols] views) (a kernel then adds into D or K is 0),
 // stream-ordered.
 void prefill_output(const TensorView& d, const TensorView* c, bool copy_c, cudaStream_t stream);
 

@@ -12,6 +12,7 @@
 #include "api/suite_sources.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
+#include "hopgemm/layout.hpp"
 #include "jit/compiler.hpp"
 #include "jit/disk_cache.hpp"
 #include "jit/precompile.hpp"
@@ -50,6 +51,33 @@ std::vector<SuiteGemm> wgrad_pr95() {
 
 }  // namespace
 
+std::vector<heuristics::Fp8GemmProblem> moe_suite_problems(int num_sms) {
+  // (N, K) of the M-grouped cases (DeepGEMM's tests/generators.py).
+  constexpr int64_t kNK[][2] = {{6144, 7168}, {7168, 3072}, {4096, 4096}, {4096, 2048}};
+  std::vector<heuristics::Fp8GemmProblem> problems;
+  for (const auto& nk : kNK) {
+    for (int sfa_k_major : {1, 0}) {
+      // Contiguous (groups, rows per group), group-ids and row-range (psum, packed) layouts.
+      for (auto [groups, m] : {std::pair{4, 8192}, {8, 4096}}) {
+        for (int grouping : {device::kGroupingMIds, device::kGroupingMRanges}) {
+          problems.push_back(heuristics::make_m_grouped_problem(grouping, m, nk[0], nk[1], groups, sfa_k_major,
+                                                                get_mk_alignment_for_contiguous_layout(), num_sms, 100));
+        }
+      }
+      // Masked (groups, expected m) as DeepGEMM's test passes expected m (x 1.2).
+      for (auto [groups, m] : {std::pair{32, 192}, {6, 1024}, {32, 20}, {6, 20}}) {
+        problems.push_back(heuristics::make_m_grouped_problem(device::kGroupingMRanges, m * 6 / 5, nk[0], nk[1], groups,
+                                                              sfa_k_major, 0, num_sms, 100));
+      }
+    }
+  }
+  // K-grouped weight gradients (groups, m, n, expected k): the six EP cases.
+  constexpr int64_t kKGrouped[][4] = {{4, 4096, 7168, 8192}, {4, 7168, 2048, 8192}, {8, 4096, 7168, 4096},
+                                      {8, 7168, 2048, 4096}, {16, 4096, 7168, 2048}, {16, 7168, 2048, 2048}};
+  for (const auto& g : kKGrouped) problems.push_back(heuristics::make_k_grouped_problem(g[1], g[2], g[3], g[0], num_sms, 100));
+  return problems;
+}
+
 const char* gemm_role_name(GemmRole role) {
   switch (role) {
     case GemmRole::kForward: return "fwd";
@@ -79,16 +107,26 @@ const std::vector<SuiteGemm>& suite_gemms(const std::string& suite) {
 
 }  // namespace api
 
-std::vector<std::string> precompile_suites() { return api::suite_names(); }
+std::vector<std::string> precompile_suites() {
+  std::vector<std::string> names = api::suite_names();
+  names.push_back(api::kMoeSuite);
+  return names;
+}
 
 PrecompileReport precompile_suite(const std::string& suite, int num_sms, int jobs, bool show_progress) {
   if (num_sms <= 0) {
     throw Error(ErrorKind::kInvalidArgument, "precompile: num_sms=" + std::to_string(num_sms) + " must be positive");
   }
-  const auto& gemms = api::suite_gemms(suite);
   std::vector<jit::KernelSource> sources = api::layout_suite_sources();
   for (auto& s : api::quantize_suite_sources()) sources.push_back(std::move(s));
-  for (auto& s : api::gemm_suite_sources(gemms, num_sms)) sources.push_back(std::move(s));
+  if (suite == api::kMoeSuite) {
+    for (const auto& problem : api::moe_suite_problems(num_sms)) {
+      const auto choice = heuristics::choose_fp8_gemm_config(problem);
+      if (choice.num_tiles > 0) sources.push_back(api::render_sm90_fp8_gemm(choice.config));
+    }
+  } else {
+    for (auto& s : api::gemm_suite_sources(api::suite_gemms(suite), num_sms)) sources.push_back(std::move(s));
+  }
   std::function<void(int, int)> progress;
   if (show_progress) {
     // A redrawn line on a terminal; in a log, one line per tenth of the work.

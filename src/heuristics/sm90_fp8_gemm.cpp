@@ -87,6 +87,7 @@ ModelGemm model_gemm(const Fp8GemmProblem& p) {
   g.m = p.m;
   g.n = p.n;
   g.k = p.k;
+  g.groups = static_cast<int>(p.num_groups);
   g.dtype = MmaDtype::kE4m3;
   g.out_bytes = p.out_dtype == device::kOutFp32 ? 4 : 2;
   g.accumulate = p.accumulate != 0;
@@ -108,6 +109,9 @@ std::optional<Sm90Fp8GemmConfig> unsplit_config(const Fp8GemmProblem& p, const F
   c.accumulate = p.accumulate;
   c.sfa_k_major = p.sfa_k_major;
   c.sfb_k_major = is_1d1d ? p.sfb_k_major : 1;
+  c.grouping = p.grouping;
+  // Tiles of the group-ids layout must not straddle two groups.
+  if (p.grouping == device::kGroupingMIds && p.group_align % t.block_m != 0) return std::nullopt;
   // The next k-block's WGMMA issued before this one is promoted: 3-4% faster where per-block latency dominates
   // (64-row tiles, 1D1D), 7% slower on clustered 128x128 (shared-memory bound). 1D1D's longer promotion pays for
   // pipelining a 256-row tile's two waves too, where both accumulator sets fit (block_n <= 96).
@@ -163,6 +167,40 @@ Fp8GemmProblem make_fp8_gemm_problem(const Fp8GemmCall& call) {
   auto tma_ok = [&](const ScaleRows& s) { return device::sf_rows_tma_ok(sf_k, s.row_stride.value_or(sf_k), s.base); };
   const bool sfa_rows = p.sfa_k_major == 1, sfb_rows = is_1d1d && p.sfb_k_major == 1;
   p.sf_rows_tma = (sfa_rows || sfb_rows) && (!sfa_rows || tma_ok(call.sfa)) && (!sfb_rows || tma_ok(call.sfb)) ? 1 : 0;
+  return p;
+}
+
+Fp8GemmProblem make_m_grouped_problem(int grouping, int64_t rows_per_group, int64_t n, int64_t k, int64_t groups,
+                                      int sfa_k_major, int group_align, int num_sms, int tc_util) {
+  Fp8GemmCall call;
+  call.m = std::max<int64_t>(rows_per_group, 1);
+  call.n = n;
+  call.k = k;
+  call.sfa.k_major = sfa_k_major;
+  call.num_sms = num_sms;
+  call.tc_util = tc_util;
+  Fp8GemmProblem p = make_fp8_gemm_problem(call);
+  p.num_groups = groups;
+  p.grouping = grouping;
+  p.group_align = grouping == device::kGroupingMIds ? group_align : 0;
+  return p;
+}
+
+Fp8GemmProblem make_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int64_t groups, int num_sms, int tc_util) {
+  Fp8GemmCall call;
+  call.m = m;
+  call.n = n;
+  call.k = mean_k;
+  call.recipe = device::kRecipe1D1D;
+  call.out_dtype = device::kOutFp32;
+  call.accumulate = 1;
+  call.sfa.k_major = 0;
+  call.sfb.k_major = 0;
+  call.num_sms = num_sms;
+  call.tc_util = tc_util;
+  Fp8GemmProblem p = make_fp8_gemm_problem(call);
+  p.num_groups = groups;
+  p.grouping = device::kGroupingK;
   return p;
 }
 
@@ -262,7 +300,7 @@ constexpr TunedFp8GemmEntry kTuned[] = {
 };
 
 bool lists(const TunedFp8GemmEntry& e, const Fp8GemmProblem& p) {
-  return e.m == p.m && e.n == p.n && e.k == p.k && e.recipe == p.recipe && e.out_dtype == p.out_dtype &&
+  return p.grouping == device::kGroupingNone && e.m == p.m && e.n == p.n && e.k == p.k && e.recipe == p.recipe && e.out_dtype == p.out_dtype &&
          e.accumulate == p.accumulate && e.sfa_k_major == p.sfa_k_major && e.sfb_k_major == p.sfb_k_major &&
          e.sf_rows_tma == p.sf_rows_tma && e.num_sms == p.num_sms;
 }
@@ -299,14 +337,20 @@ Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
 }
 
 std::string describe(const Fp8GemmProblem& p) {
-  char text[256];
+  static constexpr const char* kGroupings[] = {"", ", grouping=m_group_ids", ", grouping=m_group_ranges", ", grouping=k_groups"};
+  char groups[96] = "";
+  if (p.grouping != device::kGroupingNone) {
+    std::snprintf(groups, sizeof(groups), "%s, num_groups=%lld, group_align=%d", kGroupings[p.grouping & 3],
+                  static_cast<long long>(p.num_groups), p.group_align);
+  }
+  char text[352];
   std::snprintf(text, sizeof(text),
                 "Fp8GemmProblem(m=%lld, n=%lld, k=%lld, recipe=%s, out=%s, accumulate=%d, sfa=%s, sfb=%s, "
-                "num_sms=%d, tc_util=%d%s)",
+                "num_sms=%d, tc_util=%d%s%s)",
                 static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
                 p.recipe == device::kRecipe1D2D ? "1D2D" : "1D1D", p.out_dtype == device::kOutFp32 ? "fp32" : "bf16",
                 p.accumulate, p.sfa_k_major ? "k-major" : "mn-major", p.sfb_k_major ? "k-major" : "mn-major",
-                p.num_sms, p.tc_util, p.sf_rows_tma ? ", sf_rows_tma=1" : "");
+                p.num_sms, p.tc_util, p.sf_rows_tma ? ", sf_rows_tma=1" : "", groups);
   return text;
 }
 

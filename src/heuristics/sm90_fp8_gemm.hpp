@@ -14,8 +14,11 @@
 namespace hopgemm::heuristics {
 
 // Everything the choice depends on; a padding-free POD so it can key the memo table. Built by make_fp8_gemm_problem.
+// Grouped GEMMs (grouping != none) are num_groups GEMMs of m x n x k each as the model sees them: m the (expected)
+// rows per group for the M-grouped ones, k the (expected) K per group for the K-grouped one.
 struct Fp8GemmProblem {
   int64_t m = 0, n = 0, k = 0;
+  int64_t num_groups = 1;
   int32_t recipe = device::kRecipe1D2D;
   int32_t out_dtype = device::kOutBf16;
   int32_t accumulate = 0;
@@ -24,6 +27,8 @@ struct Fp8GemmProblem {
   int32_t num_sms = 132;
   int32_t tc_util = 100;  // percent (set_tc_util)
   int32_t sf_rows_tma = 0;  // 1: the row-major per-row scales (sfa; 1D1D sfb) have 16-byte-aligned rows: sf_chunks
+  int32_t grouping = device::kGroupingNone;  // device::Sm90Grouping
+  int32_t group_align = 0;  // m_group_ids: the groups' row alignment, which the tile rows must divide
 };
 
 // A per-row scale tensor [rows, ceil(K / 128)] as the caller passes it: row-major (k_major = 1) with its row stride in
@@ -46,6 +51,15 @@ struct Fp8GemmCall {
 };
 // The problem of `call`: the one place an Fp8GemmProblem is built (validation, suites, tools, tests).
 Fp8GemmProblem make_fp8_gemm_problem(const Fp8GemmCall& call);
+
+// The grouped ops' problems (the one place they are built: the ops, suites, tools, tests).
+// M-grouped (1D2D, BF16 D): `groups` experts of rows_per_group rows each as the model sees them (masked: expected_m;
+// contiguous: the expected or mean rows per group), grouping m_group_ids (group_align: the layout's row alignment)
+// or m_group_ranges.
+Fp8GemmProblem make_m_grouped_problem(int grouping, int64_t rows_per_group, int64_t n, int64_t k, int64_t groups,
+                                      int sfa_k_major, int group_align, int num_sms, int tc_util);
+// K-grouped (1D1D, MN-major scales, FP32 D += A B^T): `groups` non-empty groups of mean K mean_k.
+Fp8GemmProblem make_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int64_t groups, int num_sms, int tc_util);
 
 // What a launch of the kernel needs beyond its compile-time config: the device reads these at run time, so one
 // cubin serves every SM count and raster band.

@@ -81,6 +81,10 @@ EnvSettings parse_env(const GetEnv& getenv) {
       throw Error(ErrorKind::kInvalidArgument, v->name + ": " + e.what());
     }
   }
+  if (auto v = lookup(getenv, "HOPGEMM_GROUPED_CONFIG", nullptr)) {
+    if (v->value.empty()) throw Error(ErrorKind::kInvalidArgument, v->name + " is set but empty");
+    s.grouped_config = v->value;
+  }
   return s;
 }
 

@@ -21,6 +21,9 @@ struct EnvSettings {
   bool ptxas_verbose = false;            // HOPGEMM_JIT_PTXAS_VERBOSE | DG_JIT_PTXAS_VERBOSE
   bool print_compiler_command = false;   // HOPGEMM_JIT_PRINT_COMPILER_COMMAND | DG_JIT_PRINT_COMPILER_COMMAND
   JitPolicy jit_policy = JitPolicy::kAllow;  // HOPGEMM_JIT_POLICY
+  // HOPGEMM_GROUPED_CONFIG "field=value,...": config fields the grouped GEMMs override in the heuristics' choice (a
+  // tuning hook, as `hopgemm bench --config` is for the dense GEMM; checked when a grouped op first runs).
+  std::optional<std::string> grouped_config;
 };
 
 // Pure parser (tested with a fake environment). Throws Error(kInvalidArgument) naming the variable.

@@ -17,6 +17,10 @@ DEEP_GEMM_NAMES = [
     "per_channel_cast_to_fp8",
     "fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt",
     "fp8_fp4_gemm_nt", "fp8_fp4_gemm_nn", "fp8_fp4_gemm_tn", "fp8_fp4_gemm_tt",
+    "m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous", "m_grouped_fp8_gemm_nt_masked",
+    "m_grouped_fp8_fp4_gemm_nt_contiguous", "m_grouped_fp8_fp4_gemm_nn_contiguous", "m_grouped_fp8_fp4_gemm_nt_masked",
+    "fp8_m_grouped_gemm_nt_masked", "k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous",
+    "set_mk_alignment_for_contiguous_layout",
 ]
 HOPGEMM_NAMES = ["set_jit_policy", "get_jit_policy", "precompile", "precompile_suites", "set_cache_dir",
                  "get_cache_dir", "gpu_available", "device_info"]
@@ -41,6 +45,9 @@ def test_names_exist():
 def test_aliases():
     assert hopgemm.get_m_alignment_for_contiguous_layout is hopgemm.get_mk_alignment_for_contiguous_layout
     assert hopgemm.get_k_alignment_for_contiguous_layout is hopgemm.get_mk_alignment_for_contiguous_layout
+    for kind in ("nt_contiguous", "nn_contiguous", "nt_masked"):  # deep_gemm HEAD's canonical names
+        assert getattr(hopgemm, f"m_grouped_fp8_fp4_gemm_{kind}") is getattr(hopgemm, f"m_grouped_fp8_gemm_{kind}")
+    assert hopgemm.fp8_m_grouped_gemm_nt_masked is hopgemm.m_grouped_fp8_gemm_nt_masked
 
 
 def test_drop_in_import():

@@ -3,6 +3,7 @@ extension, errors that name the real cause (FP8 NumPy arrays, no driver)."""
 import ast
 import inspect
 import os
+import re
 
 import pytest
 
@@ -45,6 +46,52 @@ def test_gemm_signatures_are_deep_gemms():
     assert hopgemm.fp8_fp4_gemm_nt is hopgemm.fp8_gemm_nt
     params = inspect.signature(hopgemm.utils.per_token_cast_to_fp8).parameters
     assert [(p.name, p.default) for p in params.values()][1:] == [("use_ue8m0", False), ("gran_k", 128)]
+
+
+_RECIPES = dict(recipe=None, recipe_a=None, recipe_b=None)
+# deep_gemm HEAD's parameters in its order, then hopgemm's keyword-only ones; the defaults.
+GROUPED_SIGNATURES = {
+    "m_grouped_fp8_gemm_nt_contiguous": (
+        ["a", "b", "d", "grouped_layout", "recipe", "recipe_a", "recipe_b", "compiled_dims", "disable_ue8m0_cast",
+         "use_psum_layout", "ensure_zero_padding", "expected_m_for_psum_layout"],
+        ["m_indices", "use_packed_layout", "stream"],
+        dict(grouped_layout=None, **_RECIPES, compiled_dims="nk", disable_ue8m0_cast=False, use_psum_layout=False,
+             ensure_zero_padding=True, expected_m_for_psum_layout=None, m_indices=None, use_packed_layout=False,
+             stream=None)),
+    "m_grouped_fp8_gemm_nt_masked": (
+        ["a", "b", "d", "masked_m", "expected_m", "recipe", "recipe_a", "recipe_b", "compiled_dims",
+         "disable_ue8m0_cast"],
+        ["stream"],
+        dict(**_RECIPES, compiled_dims="nk", disable_ue8m0_cast=False, stream=None)),
+    "k_grouped_fp8_gemm_nt_contiguous": (
+        ["a", "b", "d", "ks", "ks_tensor", "c", "recipe", "compiled_dims", "use_psum_layout"],
+        ["ks_cpu", "grouped_layout", "stream"],
+        dict(ks=None, ks_tensor=None, c=None, recipe=(1, 1, 128), compiled_dims="mn", use_psum_layout=False,
+             ks_cpu=None, grouped_layout=None, stream=None)),
+}
+# deep_gemm HEAD's keyword spellings, which the Python wrapper maps onto the extension's ks / ks_tensor.
+WRAPPER_ONLY_KEYWORDS = {"ks_cpu", "grouped_layout"}
+GROUPED_SIGNATURES["m_grouped_fp8_gemm_nn_contiguous"] = GROUPED_SIGNATURES["m_grouped_fp8_gemm_nt_contiguous"]
+GROUPED_SIGNATURES["k_grouped_fp8_gemm_tn_contiguous"] = GROUPED_SIGNATURES["k_grouped_fp8_gemm_nt_contiguous"]
+
+
+def extension_parameters(fn):
+    """The parameter names (and '*') of a nanobind function, from the signature line of its docstring."""
+    line = fn.__doc__.splitlines()[0]
+    return re.findall(r"(?:\(|, )(\*(?=, )|\w+(?=: ))", line)
+
+
+@pytest.mark.parametrize("name", sorted(GROUPED_SIGNATURES))
+def test_grouped_gemm_signatures_are_deep_gemms(name):
+    positional, keyword_only, defaults = GROUPED_SIGNATURES[name]
+    fn = getattr(hopgemm, name)
+    params = inspect.signature(fn).parameters.values()
+    assert [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD] == positional
+    assert [p.name for p in params if p.kind is p.KEYWORD_ONLY] == keyword_only
+    assert {p.name: p.default for p in params if p.default is not p.empty} == defaults
+    assert fn.__name__ == name and fn.__module__ == "hopgemm" and "in place" in fn.__doc__
+    extension_keywords = [k for k in keyword_only if not (name.startswith("k_grouped") and k in WRAPPER_ONLY_KEYWORDS)]
+    assert extension_parameters(getattr(_C, name)) == positional + ["*"] + extension_keywords
 
 
 def test_the_extension_stub_ships_and_names_what_the_module_has():

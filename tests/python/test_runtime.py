@@ -28,6 +28,22 @@ def test_tc_util_validation():
         hopgemm.set_tc_util(100)
 
 
+def test_mk_alignment_for_contiguous_layout():
+    assert hopgemm.get_mk_alignment_for_contiguous_layout() == 128
+    try:
+        hopgemm.set_mk_alignment_for_contiguous_layout(256)
+        for get in (hopgemm.get_mk_alignment_for_contiguous_layout, hopgemm.get_m_alignment_for_contiguous_layout,
+                    hopgemm.get_k_alignment_for_contiguous_layout, hopgemm.utils.get_mk_alignment_for_contiguous_layout,
+                    hopgemm.get_theoretical_mk_alignment_for_contiguous_layout):
+            assert get() == 256, get
+        for bad in (0, -64, 96, 100):  # a positive multiple of 64
+            with pytest.raises(ValueError, match="set_mk_alignment_for_contiguous_layout"):
+                hopgemm.set_mk_alignment_for_contiguous_layout(bad)
+        assert hopgemm.get_mk_alignment_for_contiguous_layout() == 256
+    finally:
+        hopgemm.set_mk_alignment_for_contiguous_layout(128)
+
+
 def test_num_sms_validation():
     with pytest.raises(ValueError, match="set_num_sms"):
         hopgemm.set_num_sms(-1)

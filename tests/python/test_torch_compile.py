@@ -66,6 +66,74 @@ def test_every_gemm_name_and_its_arguments_are_traced(name):
     assert list(calls[0].args[-2:]) == [[1, 128], [128, 128]]  # recipe_a, recipe_b reach the op
 
 
+def traced_call(fn, *args):
+    """The one torch.ops.hopgemm call in the graph of fn(*args): (op name, its arguments)."""
+    graphs = capture_graphs(fn, *args)
+    calls = [n for n in graphs[0].nodes if n.op == "call_function" and "hopgemm" in str(n.target)]
+    assert len(graphs) == 1 and len(calls) == 1, calls
+    return str(calls[0].target).removesuffix(".default"), list(calls[0].args)
+
+
+G = 4
+FP8 = torch.float8_e4m3fn
+B = (torch.empty(G, N, K, dtype=FP8), torch.empty(G, N // 128, K // 128))
+INDICES = torch.zeros(M, dtype=torch.int32)
+A_CONTIGUOUS = (torch.empty(M, K, dtype=FP8), torch.empty(M, K // 128))
+
+
+@pytest.mark.parametrize("name", ["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_fp4_gemm_nt_contiguous"])
+def test_m_grouped_contiguous_and_its_keywords_are_traced(name):
+    def fn(a, b, d, ids):
+        getattr(hopgemm, name)(a, b, d, recipe=(1, 128, 128), compiled_dims="nk", use_psum_layout=True,
+                               ensure_zero_padding=False, expected_m_for_psum_layout=48, m_indices=ids)
+        return d
+
+    op, args = traced_call(fn, A_CONTIGUOUS, B, torch.empty(M, N, dtype=torch.bfloat16), INDICES)
+    assert op == "hopgemm.m_grouped_fp8_gemm_nt_contiguous"
+    # grouped_layout, recipe, recipe_a, recipe_b, use_psum_layout, expected_m_for_psum_layout, (m_indices), packed
+    assert args[5] is None and args[6:11] == [[1, 128, 128], None, None, True, 48] and args[12] is False
+    assert isinstance(args[11], torch.fx.Node)
+
+
+def test_m_grouped_nn_contiguous_is_traced():
+    def fn(a, b, d, ids):
+        hopgemm.m_grouped_fp8_fp4_gemm_nn_contiguous(a, (b[0].mT, b[1].mT), d, ids, use_packed_layout=True)
+        return d
+
+    ends = torch.zeros(G, dtype=torch.int32)
+    op, args = traced_call(fn, A_CONTIGUOUS, B, torch.empty(M, N, dtype=torch.bfloat16), ends)
+    assert op == "hopgemm.m_grouped_fp8_gemm_nn_contiguous"
+    assert isinstance(args[5], torch.fx.Node) and args[6:] == [None, None, None, False, None, None, True]
+
+
+@pytest.mark.parametrize("name", ["m_grouped_fp8_gemm_nt_masked", "m_grouped_fp8_fp4_gemm_nt_masked",
+                                  "fp8_m_grouped_gemm_nt_masked"])
+def test_m_grouped_masked_is_traced(name):
+    def fn(a, b, d, masked_m):
+        getattr(hopgemm, name)(a, b, d, masked_m, 16, recipe_a=(1, 128), recipe_b=(128, 128))
+        return d
+
+    a = (torch.empty(G, M, K, dtype=FP8), torch.empty(G, M, K // 128))
+    op, args = traced_call(fn, a, B, torch.empty(G, M, N, dtype=torch.bfloat16), torch.zeros(G, dtype=torch.int32))
+    assert op == "hopgemm.m_grouped_fp8_gemm_nt_masked"
+    assert args[6:] == [16, None, [1, 128], [128, 128]]
+
+
+@pytest.mark.parametrize("name", ["k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"])
+def test_k_grouped_is_traced_with_ks_as_ints(name):
+    ks = [128, 0, 256]
+
+    def fn(a, b, d, ks_tensor):
+        getattr(hopgemm, name)(a, b, d, ks, ks_tensor, d, compiled_dims="mn")
+        return d
+
+    a = (torch.empty(M * sum(ks), dtype=FP8), torch.empty(M, sum(ks) // 128))
+    b = (torch.empty(N * sum(ks), dtype=FP8), torch.empty(N, sum(ks) // 128))
+    op, args = traced_call(fn, a, b, torch.empty(len(ks), M, N), torch.tensor(ks, dtype=torch.int32))
+    assert op == f"hopgemm.{name}"
+    assert args[5] == ks and args[7] is args[4] and args[8:] == [[1, 1, 128], False]
+
+
 def test_quantisers_and_layout_helper_are_traced():
     def fn(x):
         outs = [hopgemm.utils.per_token_cast_to_fp8(x, gran_k=64), hopgemm.per_block_cast_to_fp8(x, True),
@@ -87,15 +155,19 @@ def test_quantisers_and_layout_helper_are_traced():
                                      "hopgemm.get_mn_major_tma_aligned_tensor"]
 
 
-def test_stream_argument_is_refused_while_compiling():
+@pytest.mark.parametrize("name", ["fp8_gemm_nt", "m_grouped_fp8_gemm_nt_contiguous"])
+def test_stream_argument_is_refused_while_compiling(name):
     def fn(a8, sfa, b8, sfb, d):
-        hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, stream=0)
+        if name == "fp8_gemm_nt":
+            hopgemm.fp8_gemm_nt((a8, sfa), (b8, sfb), d, stream=0)
+        else:
+            hopgemm.m_grouped_fp8_gemm_nt_contiguous((a8, sfa), (b8[None], sfb[None]), d, INDICES, stream=0)
         return d
 
     x, w8, sfw = inputs()
     args = (x.to(torch.float8_e4m3fn), torch.empty(M, K // 128), w8, sfw, torch.empty(M, N, dtype=torch.bfloat16))
     torch._dynamo.reset()
-    with pytest.raises(Exception, match=r"stream= cannot be traced by torch\.compile"):
+    with pytest.raises(Exception, match=rf"{name}: stream= cannot be traced by torch\.compile"):
         torch.compile(fn, fullgraph=True, backend="eager")(*args)
 
 

@@ -16,8 +16,17 @@ from conftest import requires_torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 GEMMS = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
+# The grouped GEMM ops and their parameters after (a, sfa, b, sfb, d).
+GROUPED_GEMMS = {
+    **dict.fromkeys(["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous"], [
+        "grouped_layout", "recipe", "recipe_a", "recipe_b", "use_psum_layout", "expected_m_for_psum_layout",
+        "m_indices", "use_packed_layout"]),
+    "m_grouped_fp8_gemm_nt_masked": ["masked_m", "expected_m", "recipe", "recipe_a", "recipe_b"],
+    **dict.fromkeys(["k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"], [
+        "ks", "ks_tensor", "c", "recipe", "use_psum_layout"]),
+}
 CASTS = ["per_token_cast_to_fp8", "per_block_cast_to_fp8", "per_channel_cast_to_fp8"]
-ALL_OPS = GEMMS + CASTS + ["get_mn_major_tma_aligned_tensor"]
+ALL_OPS = GEMMS + list(GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"]
 
 STAND_IN_INIT = '''
 """Stand-in torch: dtypes, a shape-only Tensor, torch.ops and torch.library.custom_op (recording)."""
@@ -155,6 +164,11 @@ def test_declared_signatures(stand_in_torch):
             assert sig.parameters["c"].default is None and sig.parameters["recipe"].default is None
             assert sig.return_annotation is None
             assert op.fn.__name__ == name
+        for name, params in {GROUPED_GEMMS!r}.items():
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == ["a", "sfa", "b", "sfb", "d"] + params, sig
+            assert op.mutates_args == ("d",) and sig.return_annotation is None and op.fn.__name__ == name
         for name in {CASTS!r}:
             op = ops[name]
             sig = inspect.signature(op.fn)
@@ -176,6 +190,12 @@ def test_fake_implementations(stand_in_torch):
 
         # GEMMs allocate nothing.
         assert ops["fp8_gemm_nt"].fake(T((4, 128)), T((4, 1)), T((8, 128)), T((1, 1)), T((4, 8))) is None
+        a, sfa, b, sfb = T((256, 128)), T((256, 1)), T((2, 8, 128)), T((2, 1, 1))
+        assert ops["m_grouped_fp8_gemm_nt_contiguous"].fake(a, sfa, b, sfb, T((256, 8)), T((256,))) is None
+        assert ops["m_grouped_fp8_gemm_nt_masked"].fake(T((2, 4, 128)), T((2, 4, 1)), b, sfb, T((2, 4, 8)),
+                                                        T((2,)), 4) is None
+        assert ops["k_grouped_fp8_gemm_nt_contiguous"].fake(a, sfa, a, sfa, T((2, 4, 4)), [128, 0], T((2,)), None,
+                                                            [1, 1, 128]) is None
 
         # Quantisers: shapes, dtypes, contiguous.
         x = T((65, 300), dtype=torch.bfloat16)
@@ -252,6 +272,15 @@ def test_real_torch_schemas_and_fake_shapes(order):
         assert "Tensor? c=None" in schema and "[]? recipe=None" in schema, schema
         for name in {GEMMS[1:]!r}:
             assert str(getattr(ops, name).default._schema).split("(", 1)[1] == schema.split("(", 1)[1]
+        schemas = {{name: str(getattr(ops, name).default._schema) for name in {list(GROUPED_GEMMS)!r}}}
+        for schema in schemas.values():
+            assert "Tensor(a" in schema and "!) d" in schema and schema.endswith("-> ()"), schema
+        assert ("Tensor? grouped_layout=None, SymInt[]? recipe=None, SymInt[]? recipe_a=None, SymInt[]? recipe_b=None, "
+                "bool use_psum_layout=False, SymInt? expected_m_for_psum_layout=None, Tensor? m_indices=None, "
+                "bool use_packed_layout=False)") in schemas["m_grouped_fp8_gemm_nn_contiguous"]
+        assert "Tensor masked_m, SymInt expected_m, SymInt[]? recipe=None" in schemas["m_grouped_fp8_gemm_nt_masked"]
+        assert "SymInt[] ks, Tensor ks_tensor, Tensor? c, SymInt[] recipe, bool use_psum_layout=False)" in \
+            schemas["k_grouped_fp8_gemm_tn_contiguous"]
         schema = str(ops.per_token_cast_to_fp8.default._schema)
         assert "bool use_ue8m0=False" in schema and "gran_k=128" in schema and "-> (Tensor, Tensor)" in schema
         with FakeTensorMode():
@@ -267,6 +296,18 @@ def test_real_torch_schemas_and_fake_shapes(order):
             a, b = torch.empty(128, 512, dtype=torch.float8_e4m3fn), torch.empty(256, 512, dtype=torch.float8_e4m3fn)
             d = torch.empty(128, 256, dtype=torch.bfloat16)
             assert ops.fp8_gemm_nt(a, torch.empty(128, 4), b, torch.empty(2, 4), d) is None
+            fp8 = torch.float8_e4m3fn
+            b, sfb = torch.empty(4, 256, 512, dtype=fp8), torch.empty(4, 2, 4)
+            ids = torch.empty(128, dtype=torch.int32)
+            assert ops.m_grouped_fp8_gemm_nt_contiguous(a, torch.empty(128, 4), b, sfb, d, ids) is None
+            assert ops.m_grouped_fp8_gemm_nn_contiguous(a, torch.empty(128, 4), b.mT, sfb.mT, d, m_indices=ids) is None
+            masked_m = torch.empty(4, dtype=torch.int32)
+            a, d = torch.empty(4, 32, 512, dtype=fp8), torch.empty(4, 32, 256, dtype=torch.bfloat16)
+            assert ops.m_grouped_fp8_gemm_nt_masked(a, torch.empty(4, 32, 4), b, sfb, d, masked_m, 16) is None
+            a, b, d = torch.empty(128 * 384, dtype=fp8), torch.empty(256 * 384, dtype=fp8), torch.empty(2, 128, 256)
+            assert ops.k_grouped_fp8_gemm_nt_contiguous(a, torch.empty(128, 3), b, torch.empty(256, 3), d, [128, 256],
+                                                        torch.empty(2, dtype=torch.int32), d, [1, 1, 128]) is None
+            assert d.shape == (2, 128, 256)
     """)
     if result.stdout.startswith("SKIP "):
         pytest.skip(result.stdout[len("SKIP "):].strip())

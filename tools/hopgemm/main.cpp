@@ -74,7 +74,8 @@ const Command kCommands[] = {
      "says how many it could store there (on a full or read-only disk the rest are compiled in memory only and\n"
      "lost at exit). Needs no GPU.\n"
      "\n"
-     "  --suite NAME           deepseek-v3 (default) or wgrad-pr95\n"
+     "  --suite NAME           deepseek-v3 (default), wgrad-pr95, or deepseek-v3-moe (the MoE grouped GEMMs:\n"
+     "                         m-grouped contiguous and masked, k-grouped, of DeepGEMM's grouped test shapes)\n"
      "  --num-sms N            SMs of the device the kernels are for (default 132, an H100 SXM)\n"
      "  --jobs N               compiler threads (default: one per core)\n"},
     {"cache", hopgemm::cli::run_cache, "list, verify or empty the kernel cache",

@@ -13,6 +13,7 @@ struct Sm90Fp8GemmSharedStorage {
   using Traits = Sm90Fp8GemmTraits<kConfig>;
   static constexpr Sm90Fp8GemmSmem kSmem = Traits::kSmem;
   u32 d, a, b, sf_chunks;  // shared-window addresses: D tile, A and B stage 0, chunk slot 0
+  u32* tensor_maps;        // k_groups: A's then B's descriptor, patched here (32 words each)
   float* sfa;              // stage 0's A scales (generic pointer: the staging warps store through it)
   float* sfb;              // stage 0's B scales (1D2D: 2 floats, 1D1D: kBlockN)
   pipeline::MbarrierPipeline<Traits::kStages> stages;
@@ -25,6 +26,7 @@ struct Sm90Fp8GemmSharedStorage {
     sf_chunks = d + kSmem.sf_chunks;
     sfa = reinterpret_cast<float*>(base + kSmem.sfa);
     sfb = reinterpret_cast<float*>(base + kSmem.sfb);
+    tensor_maps = reinterpret_cast<u32*>(base + kSmem.tensor_maps);
     stages = {reinterpret_cast<u64*>(base + kSmem.full), reinterpret_cast<u64*>(base + kSmem.empty)};
     chunks = {reinterpret_cast<u64*>(base + kSmem.sf_full), reinterpret_cast<u64*>(base + kSmem.sf_empty)};
   }

@@ -9,6 +9,7 @@
 #include "hopgemm/device/ptx/cp_async.cuh"
 #include "hopgemm/device/ptx/griddepcontrol.cuh"
 #include "hopgemm/device/ptx/ld_global.cuh"
+#include "hopgemm/device/ptx/tensormap.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
 #include "hopgemm/device/scheduler/sm90_work_unit.cuh"
 
@@ -61,6 +62,58 @@ struct SfaStager {
   }
 };
 
+// k_groups: A_g and B_g are separate [M, k_g] / [N, k_g] matrices, so the loads go through descriptors patched for
+// the group: the host's tma_a / tma_b with the group's base address, K and row stride, published to this CTA's ring
+// of global slots. A slot is rewritten only once every load through it has landed: a group switch patches before
+// the wait for its first stage, by which time every fill kStages or more before it was consumed; the previous user of
+// the slot is k_group_map_slots(kStages) = kStages + 1 switches back, and each switch took at least one fill.
+template <int kStages>
+struct GroupMapPatcher {
+  static constexpr int kSlots = k_group_map_slots(kStages);
+  const TmaDescriptor* a;
+  const TmaDescriptor* b;
+  i32 group = -1;
+  u32 switches = 0;
+
+  HOPGEMM_DEVICE explicit GroupMapPatcher(const Sm90Fp8GemmParams& p) : a(&p.tma_a), b(&p.tma_b) {}
+
+  // Warp-wide (the publishing copy is .sync.aligned); lane 0 issues the loads afterwards.
+  template <class Scheduler>
+  HOPGEMM_DEVICE void enter(const Sm90Fp8GemmParams& p, u32* smem_maps, const Scheduler& sched,
+                            const scheduler::WorkUnit& u, u32 lane) {
+    if (u.group == group) return;
+    group = u.group;
+    TmaDescriptor* slot = p.tensor_map_slots + (blockIdx.x * kSlots + switches % kSlots) * 2;
+    ++switches;
+    smem_maps[lane] = reinterpret_cast<const u32*>(&p.tma_a)[lane];
+    smem_maps[32 + lane] = reinterpret_cast<const u32*>(&p.tma_b)[lane];
+    __syncwarp();
+    const u32 map_a = ptx::smem_addr(smem_maps), map_b = map_a + 128;
+    if (lane == 0) {
+      const i64 k_begin = sched.group_k_begin();
+      const u32 k = static_cast<u32>(sched.group_k());
+      ptx::tensormap_replace_global_address(map_a, p.a_base + k_begin * p.group_rows);
+      ptx::tensormap_replace_inner_dim(map_a, k);
+      ptx::tensormap_replace_outer_stride(map_a, k);
+      ptx::tensormap_replace_global_address(map_b, p.b_base + k_begin * p.n);
+      ptx::tensormap_replace_inner_dim(map_b, k);
+      ptx::tensormap_replace_outer_stride(map_b, k);
+    }
+    __syncwarp();
+    ptx::tensormap_publish(slot, map_a);
+    ptx::tensormap_publish(slot + 1, map_b);
+    if (lane == 0) {
+      ptx::tensormap_acquire(slot);
+      ptx::tensormap_acquire(slot + 1);
+    }
+    a = slot;
+    b = slot + 1;
+  }
+};
+
+template <class Scheduler>
+concept PatchesGroupMaps = Scheduler::kPatchesMaps;
+
 // Producer warp pwarp (0..3 of the producer warpgroup). Warp 0 loads the operands; the sfa staging warps (row-major
 // sfa) stage the A scales; the others have nothing to do.
 template <Sm90Fp8GemmConfig kConfig, class Scheduler>
@@ -75,6 +128,16 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
   const i32 n = params.n;
   const i32 num_k_blocks = ceil_div(params.k, kBlockK);
   const i32 num_sfb_rows = ceil_div(n, 128);
+  GroupMapPatcher<T::kStages> maps(params);
+  // The A and B descriptors the loads use: the kernel parameters' own, or the group's patched ones.
+  const auto map_a = [&] {
+    if constexpr (PatchesGroupMaps<Scheduler>) return maps.a;
+    else return &params.tma_a;
+  };
+  const auto map_b = [&] {
+    if constexpr (PatchesGroupMaps<Scheduler>) return maps.b;
+    else return &params.tma_b;
+  };
   // A's last tile row, where M leaves it partly empty (no A-sharing pair), loads only M's rows (rounded up to 8) from
   // tma_a_tail: TMA's zero fill past M is slow, and the stage's other rows are never stored.
   const bool has_a_tail = !T::kMulticastA && params.a_tail_rows > 0;
@@ -86,13 +149,15 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
 
   scheduler::WorkUnit u;
   while (sched.next(u)) {
-    const i32 m0 = sched.a_row(u), n0 = sched.b_row(u);
+    const i32 m0 = sched.a_row(u), n0 = sched.b_row(u), sfa_m0 = sched.sfa_row(u);
     const bool a_tail = has_a_tail && sched.in_last_partial_row(u);
+    if constexpr (PatchesGroupMaps<Scheduler>)
+      if (pwarp == 0) maps.enter(params, smem.tensor_maps, sched, u, lane);
     chunk_counter.kb_begin = u.kb_begin;
     for (i32 kb = u.kb_begin; kb < u.kb_end; ++kb, ring.advance()) {
       const u32 s = ring.stage;
       if constexpr (T::kSfaStaged)
-        if (sfa_warp && (kb == u.kb_begin || kb % T::kSfaChunk == 0)) sfa_stager.load(m0, kb / T::kSfaChunk * T::kSfaChunk, num_k_blocks);
+        if (sfa_warp && (kb == u.kb_begin || kb % T::kSfaChunk == 0)) sfa_stager.load(sfa_m0, kb / T::kSfaChunk * T::kSfaChunk, num_k_blocks);
       smem.stages.wait_empty(ring);
       u64* const full = smem.stages.full_barrier(s);
       const u32 bar = ptx::smem_addr(full);
@@ -105,19 +170,24 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
           // The shared operand: each CTA of the pair loads one half and multicasts it to both.
           if constexpr (T::kMulticastA) {
             constexpr int kHalf = kBlockM / 2;
-            ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, &params.tma_a, k0,
+            ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, map_a(), k0,
                                                        m0 + cta_rank * kHalf, bar, 0b11);
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : &params.tma_a, k0, m0, bar);
+            ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : map_a(), k0, m0, bar);
           }
           if constexpr (T::kMulticastB) {
             constexpr int kHalf = kBlockN / 2;
-            ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, &params.tma_b, k0,
-                                                       n0 + cta_rank * kHalf, bar, 0b11);
+            if (sched.shares_b(u)) {
+              ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, map_b(), k0,
+                                                         n0 + cta_rank * kHalf, bar, 0b11);
+            } else {  // the pair's tiles take different B rows: each CTA loads both halves of its own
+              ptx::cp_async_bulk_tensor_2d_g2s(b_dst, map_b(), k0, n0, bar);
+              ptx::cp_async_bulk_tensor_2d_g2s(b_dst + kHalf * 128, map_b(), k0, n0 + kHalf, bar);
+            }
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(b_dst, &params.tma_b, k0, n0, bar);
+            ptx::cp_async_bulk_tensor_2d_g2s(b_dst, map_b(), k0, n0, bar);
           }
-          if constexpr (T::kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, m0, sf_kb, bar);
+          if constexpr (T::kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, sfa_m0, sf_kb, bar);
           if constexpr (T::kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, sf_kb, bar);
         }
         if constexpr (T::kSfChunks) {
@@ -132,7 +202,7 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
               ptx::mbarrier_arrive_expect_tx(sf_full, T::kSfChunkTxBytes);
               const u32 dst = smem.chunk_slot(chunk.stage), sf_bar = ptx::smem_addr(sf_full);
               const i32 x = sf_kb / kSfChunkKBlocks * kSfChunkKBlocks;
-              if constexpr (T::kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &params.tma_sfa, x, m0, sf_bar);
+              if constexpr (T::kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &params.tma_sfa, x, sfa_m0, sf_bar);
               if constexpr (T::kSfbChunked)
                 ptx::cp_async_bulk_tensor_2d_g2s(dst + T::kSmem.sf_chunk_sfa, &params.tma_sfb, x, n0, sf_bar);
             }
@@ -141,12 +211,13 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
         }
         if constexpr (T::kUsesCpAsync) {
           if constexpr (!T::k1D1D) {
-            // The (at most two) 128x128 B-scale blocks this tile's columns fall into.
-            const i32 row = n0 / 128 + static_cast<i32>(lane);
+            // The (at most two) 128x128 B-scale blocks this tile's columns fall into (in its group's scales).
+            const i32 row = sched.d_col(u) / 128 + static_cast<i32>(lane);
             if (lane < 2)
               ptx::cp_async_ca_4(sfb_dst + lane * 4,
-                                 params.sfb + static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld +
-                                     static_cast<i64>(sf_kb) * params.sfb_kstride,
+                                 params.sfb + u.group * params.sfb_group_stride +
+                                     static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld +
+                                     static_cast<i64>(kb) * params.sfb_kstride,
                                  row < num_sfb_rows);
           } else {
             // Row-major scales: one strided 4-byte copy per row; rows past the edge read as zero.

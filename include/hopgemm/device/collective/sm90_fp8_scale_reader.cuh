@@ -83,12 +83,13 @@ struct Sm90Fp8ScaleReader {
     }
   }
 
-  // sfb_regs: a chunk of 32 k-blocks of B scales, issued now and waited for at first use.
-  HOPGEMM_DEVICE float2 load_sfb_chunk(i32 n_blk, i32 kb0, i32 kb_stop) const {
-    const i32 row = n_blk * kBlockN / 128, kb = kb0 + static_cast<i32>(lane);
-    const float* src = params.sfb + static_cast<i64>(min(kb, kb_stop - 1)) * params.sfb_kstride;
+  // sfb_regs: a chunk of 32 k-blocks of unit u's B scales (in its group's), issued now and waited for at first use.
+  HOPGEMM_DEVICE float2 load_sfb_chunk(const scheduler::WorkUnit& u, i32 kb0) const {
+    const i32 row = u.n_block * kBlockN / 128, kb = kb0 + static_cast<i32>(lane);
+    const float* src = params.sfb + u.group * params.sfb_group_stride +
+                       static_cast<i64>(min(kb, u.kb_end - 1)) * params.sfb_kstride;
     float2 v = make_float2(0.0f, 0.0f);
-    if (kb < kb_stop) {
+    if (kb < u.kb_end) {
       v.x = ptx::ld_global_f32(src + static_cast<i64>(min(row, num_sfb_blocks - 1)) * params.sfb_ld);
       v.y = ptx::ld_global_f32(src + static_cast<i64>(min(row + 1, num_sfb_blocks - 1)) * params.sfb_ld);
       if (row >= num_sfb_blocks) v.x = 0.0f;
@@ -99,9 +100,9 @@ struct Sm90Fp8ScaleReader {
   // After chunk c of this unit became current: the next one, or the next unit's first.
   HOPGEMM_DEVICE void prefetch_sfb(i32 c) {
     if (sfb_unit.kb_begin + (c + 1) * kSfbChunk < sfb_unit.kb_end)
-      sfb_next = load_sfb_chunk(sfb_unit.n_block, sfb_unit.kb_begin + (c + 1) * kSfbChunk, sfb_unit.kb_end);
+      sfb_next = load_sfb_chunk(sfb_unit, sfb_unit.kb_begin + (c + 1) * kSfbChunk);
     else if (sfb_has_next)
-      sfb_next = load_sfb_chunk(sfb_next_unit.n_block, sfb_next_unit.kb_begin, sfb_next_unit.kb_end);
+      sfb_next = load_sfb_chunk(sfb_next_unit, sfb_next_unit.kb_begin);
   }
 
   // At the start of a unit (the scheduler for the sfb_regs look-ahead at the CTA's next unit).
@@ -112,7 +113,7 @@ struct Sm90Fp8ScaleReader {
       sfb_unit = u;
       // The first unit's first chunk now (its latency overlaps the first full-barrier wait); later units' were
       // prefetched during the previous unit.
-      sfb_cur = first_unit ? load_sfb_chunk(u.n_block, u.kb_begin, u.kb_end) : sfb_next;
+      sfb_cur = first_unit ? load_sfb_chunk(u, u.kb_begin) : sfb_next;
       first_unit = false;
       sfb_has_next = sched.peek(sfb_next_unit);
       prefetch_sfb(0);

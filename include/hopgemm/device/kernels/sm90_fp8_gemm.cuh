@@ -16,6 +16,7 @@
 #include "hopgemm/device/common.cuh"
 #include "hopgemm/device/epilogue/sm90_reduce_global.cuh"
 #include "hopgemm/device/epilogue/sm90_splitk_fused.cuh"
+#include "hopgemm/device/epilogue/sm90_store_rows.cuh"
 #include "hopgemm/device/epilogue/sm90_store_tile.cuh"
 #include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
 #include "hopgemm/device/pipeline/sm90_named_barriers.cuh"
@@ -26,8 +27,33 @@
 #include "hopgemm/device/ptx/setmaxnreg.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
 #include "hopgemm/device/scheduler/sm90_dense_scheduler.cuh"
+#include "hopgemm/device/scheduler/sm90_k_grouped_scheduler.cuh"
+#include "hopgemm/device/scheduler/sm90_m_group_ids_scheduler.cuh"
+#include "hopgemm/device/scheduler/sm90_m_group_ranges_scheduler.cuh"
 
 namespace hopgemm::device {
+
+// The config's scheduler (its grouping).
+template <Sm90Fp8GemmConfig kConfig, int kBlockM = kConfig.block_m, int kBlockN = kConfig.block_n,
+          int kCm = kConfig.cluster_m, int kCn = kConfig.cluster_n>
+struct Sm90Fp8GemmScheduler {
+  using Type = scheduler::Sm90DenseScheduler<kBlockM, kBlockN, kCm, kCn, kConfig.k_splits, Sm90Fp8GemmParams>;
+};
+template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
+  requires(kConfig.grouping == kGroupingMIds)
+struct Sm90Fp8GemmScheduler<kConfig, kBlockM, kBlockN, kCm, kCn> {
+  using Type = scheduler::Sm90MGroupIdsScheduler<kBlockM, kBlockN, kCm, kCn, Sm90Fp8GemmParams>;
+};
+template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
+  requires(kConfig.grouping == kGroupingMRanges)
+struct Sm90Fp8GemmScheduler<kConfig, kBlockM, kBlockN, kCm, kCn> {
+  using Type = scheduler::Sm90MGroupRangesScheduler<kBlockM, kBlockN, kCm, kCn, Sm90Fp8GemmParams>;
+};
+template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
+  requires(kConfig.grouping == kGroupingK)
+struct Sm90Fp8GemmScheduler<kConfig, kBlockM, kBlockN, kCm, kCn> {
+  using Type = scheduler::Sm90KGroupedScheduler<kBlockM, kBlockN, kCm, kCn, Sm90Fp8GemmParams>;
+};
 
 template <Sm90Fp8GemmConfig kConfig>
 __global__ void __launch_bounds__(num_threads(kConfig), 1)
@@ -35,8 +61,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   // ---- setup ---------------------------------------------------------------------------------------------------
   static_assert(is_valid(kConfig), "invalid Sm90Fp8GemmConfig (see is_valid)");
   using T = collective::Sm90Fp8GemmTraits<kConfig>;
-  using Scheduler = scheduler::Sm90DenseScheduler<T::kBlockM, T::kBlockN, kConfig.cluster_m, kConfig.cluster_n, T::kSplits,
-                                                  Sm90Fp8GemmParams>;
+  using Scheduler = typename Sm90Fp8GemmScheduler<kConfig>::Type;
   constexpr int kBlockN = T::kBlockN, kWaves = T::kWaves;
 
   extern __shared__ __align__(1024) u8 smem_base[];
@@ -82,7 +107,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
 
     scheduler::WorkUnit u;
     while (sched.next(u)) {
-      const i32 m0 = sched.a_row(u), n0 = sched.b_row(u);
+      const i32 m0 = sched.d_row(u), n0 = sched.d_col(u);
       scales.begin_unit(u, sched);
       mainloop.n0 = n0;
       mainloop.run(fin, acc, u.num_k_blocks());
@@ -103,8 +128,11 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
       }
       if constexpr (reduces_from_registers(kConfig)) {
         if (store)
-          epilogue::reduce_tile_global<kBlockN, T::kWgRows>(fin, params.d, params.ldd, sched.d_rows(), sched.d_cols(), wg,
-                                                            m0, n0);
+          epilogue::reduce_tile_global<kBlockN, T::kWgRows>(fin, static_cast<float*>(params.d), params.ldd,
+                                                            sched.d_row_end(u), sched.d_cols(), wg, m0, n0);
+      } else if (Scheduler::kRowMaskedTiles && store && m0 + T::kBlockM > sched.d_row_end(u)) {
+        epilogue::store_tile_rows_bf16<kBlockN, T::kWgRows>(fin, static_cast<u16*>(params.d), params.ldd,
+                                                            sched.d_row_end(u), sched.d_cols(), wg, m0, n0);
       } else if (store) {
         const u32 d_buf = Mainloop::kDInStage ? smem.a_stage(mainloop.last_stage) : smem.d;
         epilogue::store_tile<T::kBlockM, kBlockN, T::kWgRows, stores_fp32(kConfig), kConfig.accumulate == 1,

@@ -46,6 +46,17 @@ namespace hopgemm::device {
 
 enum Sm90Fp8Recipe : int { kRecipe1D2D = 0, kRecipe1D1D = 1 };
 enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
+// The problem's grouping, i.e. its scheduler (scheduler/sm90_*_scheduler.cuh):
+//   none            one GEMM (Sm90DenseScheduler)
+//   m_group_ids     M-grouped contiguous, grouped_layout = the group of every row, -1 padding, groups aligned to the
+//                   tile rows (Sm90MGroupIdsScheduler)
+//   m_group_ranges  M-grouped with each group's rows a range: contiguous psum / packed layouts (grouped_layout =
+//                   cumulative row ends) and masked (masked_m per group, rows at g x group_rows)
+//                   (Sm90MGroupRangesScheduler)
+//   k_groups        K-grouped: every group its own K, A and B maps patched per group (Sm90KGroupedScheduler)
+enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3 };
+// How kGroupingMRanges reads grouped_layout.
+enum Sm90GroupRanges : int { kRangesFromEnds = 0, kRangesMasked = 1 };
 
 // The config's fields, declared once: X(name, default, tunable). The struct below, the JIT's rendering of an
 // instantiation, the kernel-cache key, printing and the override-by-name hook are all derived from this list.
@@ -68,12 +79,13 @@ enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
 //   sfb_regs         1 (1D2D): the math warps hold the B block scales in registers, 32 k-blocks per chunk
 //   sf_chunks        1: the row-major per-row scales come by TMA, 4 k-blocks of every row per box, into a ring of
 //                    their own instead of every stage (the host checks 16-byte rows: sf_rows_tma_ok)
+//   grouping         which scheduler hands out the tiles (Sm90Grouping): dense, or one of the MoE grouped layouts
 // The SM count and the raster band are launch parameters (Sm90Fp8GemmParams): one cubin serves every device size.
 #define HOPGEMM_SM90_FP8_GEMM_FIELDS(X)                                                                         \
   X(block_m, 128, 1) X(block_n, 128, 1) X(num_stages, 4, 1) X(cluster_m, 1, 1) X(cluster_n, 1, 1)              \
   X(recipe, kRecipe1D2D, 0) X(out_dtype, kOutBf16, 0) X(accumulate, 0, 0) X(sfa_k_major, 0, 0)                 \
   X(sfb_k_major, 1, 0) X(promote_overlap, 0, 1) X(d_passes, 1, 1) X(d_in_stage, 0, 1) X(k_splits, 1, 1)         \
-  X(sfb_regs, 0, 1) X(sf_chunks, 0, 1)
+  X(sfb_regs, 0, 1) X(sf_chunks, 0, 1) X(grouping, kGroupingNone, 0)
 
 // All fields int: a structural C++20 NTTP, no padding, trivially hashable.
 struct Sm90Fp8GemmConfig {
@@ -110,11 +122,28 @@ struct Sm90Fp8GemmParams {
                      // tma_a. Rows past the box keep whatever the stage held: their D rows are never stored.
   float* partials;     // k_splits > 1: [tile][split][fragment float4 chunk][math thread] FP32 partials
   u32* tile_counters;  // k_splits > 1: one per tile, zero between calls (the last split resets its tile's)
-  // D by pointer, for reduces_from_registers.
-  float* d;            // FP32 D
+  // D by pointer: FP32 for reduces_from_registers; BF16 for the row-masked tiles of the m_group_ranges grouping.
+  void* d;
   i64 ldd;             // its row stride (elements, even)
   TmaDescriptor tma_a_tail;  // A's last tile row when a_tail_rows > 0
+  // Grouped GEMMs (grouping != none). B is [G x N, K] (its groups stacked along N) for the M-grouped layouts.
+  const i32* grouped_layout;  // m_group_ids: [M_sum] group per row; m_group_ranges: [G] cumulative row ends or
+                              // masked_m; k_groups: [G] K of each group
+  i32 num_groups;
+  i32 ranges_kind;            // m_group_ranges: Sm90GroupRanges
+  i32 group_rows;             // masked: rows per group of A / D (M_max); k_groups: M
+  i32 group_align;            // m_group_ranges from ends: a group starts at the previous end rounded up to this
+  i64 sfb_group_stride;       // 1D2D sfb: elements between the groups' block scales
+  i32 sfa_group_k_blocks;     // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
+  // k_groups: the base of A's and B's flat buffers and the per-CTA global slots of the patched descriptors
+  // (kKGroupMapSlots per operand per CTA, 128-byte aligned).
+  const u8* a_base;
+  const u8* b_base;
+  TmaDescriptor* tensor_map_slots;
 };
+// k_groups: descriptor slots per operand per CTA. A slot is rewritten only after every load that used it has landed:
+// one more slot than pipeline stages, and each group switch takes at least one stage (scheduler/sm90_k_grouped_scheduler.cuh).
+HOPGEMM_HOST_DEVICE constexpr int k_group_map_slots(int num_stages) { return num_stages + 1; }
 
 // Math warpgroups: one per 64 rows up to three (block_m 192: each runs one m64 wave per k-block, so while one promotes
 // the other two keep WGMMA batches in flight); block_m 256: two, of two waves each.
@@ -158,7 +187,7 @@ HOPGEMM_HOST_DEVICE constexpr bool col_scales_in_regs(const Sm90Fp8GemmConfig& c
 struct Sm90Fp8GemmSmem {
   int d, a_stage, b_stage, sfa_stage, sfb_stage;  // bytes of the D tile and of one stage's regions
   int sf_chunk_sfa, sf_chunk;                      // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
-  int a, b, sfa, sfb, sf_chunks, full, empty, sf_full, sf_empty;  // offsets
+  int a, b, sfa, sfb, sf_chunks, tensor_maps, full, empty, sf_full, sf_empty;  // offsets
   int total;
 };
 // sf_chunks: which scales come in chunks (the row-major per-row ones).
@@ -183,7 +212,9 @@ HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfi
   s.sfa = s.b + c.num_stages * s.b_stage;
   s.sfb = s.sfa + c.num_stages * s.sfa_stage;
   s.sf_chunks = s.sfb + c.num_stages * s.sfb_stage;
-  s.full = s.sf_chunks + (chunks ? kSfChunkSlots * s.sf_chunk : 0);
+  // k_groups: A's and B's descriptors, patched in shared memory before they are copied to their global slots.
+  s.tensor_maps = s.sf_chunks + (chunks ? kSfChunkSlots * s.sf_chunk : 0);
+  s.full = s.tensor_maps + (c.grouping == kGroupingK ? 2 * 128 : 0);
   s.empty = s.full + c.num_stages * 8;
   s.sf_full = s.empty + c.num_stages * 8;
   s.sf_empty = s.sf_full + kSfChunkSlots * 8;
@@ -251,18 +282,30 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered unless both come in
   // chunks (sf_chunks).
+  // The row-range scheduler's state beside 256 rows of staged sfa spilled there too (ptxas: 32 bytes at 256x128).
   const bool producer_regs_ok =
-      !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1 && !sfa_chunked(c));
+      !(c.block_m == 256 && c.sfa_k_major == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1 && !sfa_chunked(c)) &&
+      !(c.block_m == 256 && c.sfa_k_major == 1 && c.grouping == kGroupingMRanges && !sfa_chunked(c));
   const bool sf_chunks_ok = c.sf_chunks == 0 || (c.sf_chunks == 1 && (sfa_chunked(c) || sfb_chunked(c)));
   const bool sfb_regs_ok = c.sfb_regs == 0 || (c.sfb_regs == 1 && c.recipe == kRecipe1D2D);
+  // Grouped: no split-K; group-ids tiles lie inside one aligned group (64 or 128 rows); row-masked tiles store BF16, and not from three math warpgroups (152 registers each: the row-range
+  // scheduler and the row-masked store spilled 24-52 bytes at 192x128); K-grouped reads MN-major scales by TMA (their columns per group) and adds
+  // FP32 D from registers (rows clipped to the group).
+  const bool grouping_ok =
+      c.grouping >= kGroupingNone && c.grouping <= kGroupingK && (c.grouping == kGroupingNone || c.k_splits == 1) &&
+      (c.grouping != kGroupingMIds || c.block_m == 64 || c.block_m == 128) &&
+      (c.grouping != kGroupingMRanges || (c.out_dtype == kOutBf16 && c.accumulate == 0 && c.block_m != 192)) &&
+      (c.grouping != kGroupingK ||
+       (c.recipe == kRecipe1D1D && c.sfa_k_major == 0 && c.sfb_k_major == 0 && reduces_from_registers(c)));
   if (!flags_ok) return "recipe, out_dtype, accumulate, sfa_k_major and sfb_k_major take 0 or 1";
+  if (!grouping_ok) return "grouping: no split-K; group ids take 64/128-row tiles; row ranges a BF16 D and no 192-row tile; K groups recipe 1D1D, MN-major scales, FP32 D accumulated from registers";
   if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
   if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
   if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
   if (!in_stage_ok) return "d_in_stage needs no promote_overlap and one 128-byte swizzle atom per pass";
   if (!splits_ok) return "k_splits is 1..16, and split-K takes no cluster";
-  if (!producer_regs_ok) return "256-row 1D1D tiles with row-major scales need sf_chunks";
+  if (!producer_regs_ok) return "256-row 1D1D (or row-range grouped) tiles with row-major scales need sf_chunks";
   if (!sfb_regs_ok) return "sfb_regs is for recipe 1D2D";
   if (!sf_chunks_ok) return "sf_chunks needs row-major per-row scales";
   if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1, the shared tile's half a multiple of 8 rows";

@@ -34,4 +34,14 @@ HOPGEMM_DEVICE float ld_global_f32(const float* p) {
   return v;
 }
 
+// ld.global.nc.s32 v, [addr];  read-only for the kernel's lifetime (grouped layouts, masked_m, ks).
+HOPGEMM_DEVICE i32 ld_global_nc_i32(const i32* p) {
+  i32 v;
+  asm volatile("ld.global.nc.s32 %0, [%1];\n" : "=r"(v) : "l"(p));
+  return v;
+}
+
+// st.global.b32 [addr], v;
+HOPGEMM_DEVICE void st_global_b32(void* p, u32 v) { asm volatile("st.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
+
 }  // namespace hopgemm::device::ptx

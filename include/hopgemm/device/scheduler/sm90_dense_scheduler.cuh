@@ -5,13 +5,13 @@
 // n-blocks (sharing A). The unit grid is rounded up, so both CTAs of a pair always get a tile: a
 // tile past the matrix edge is a "phantom" (TMA zero-fills its loads, its store is skipped). This
 // keeps the two CTAs' pipelines in lockstep, which multicast needs (same stage, same barrier offset).
-// Units are visited in bands of `raster_band` units: inside a band consecutive units walk the band's short
-// side first, so the ~num_sms concurrent tiles reuse a few A row-panels and B column-panels from L2.
+// Units are visited in bands of `raster_band` units (sm90_raster.cuh).
 // Bands run along N when the pair shares A (cluster_n == 2, as DeepGEMM does), else along M.
 // Split-K (kSplits > 1): each unit is visited kSplits times in a row (split = 0..kSplits-1), so the
 // splits of one tile run on neighbouring CTAs; both CTAs of a pair get the same split.
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/scheduler/sm90_raster.cuh"
 #include "hopgemm/device/scheduler/sm90_work_unit.cuh"
 
 namespace hopgemm::device::scheduler {
@@ -44,16 +44,11 @@ struct Sm90DenseScheduler {
   // This CTA's next unit; false when done. Identical sequence on both CTAs of a cluster.
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
     if (unit >= num_units) return false;
-    // Unsigned: every value is non-negative, and u32 division is a shorter sequence than i32's.
-    const u32 band = static_cast<u32>(params.raster_band), band_units = band * static_cast<u32>(units_minor);
     const u32 tile_unit = static_cast<u32>(unit) / kSplits;
     u.split = unit - static_cast<i32>(tile_unit) * kSplits;
-    const u32 band_index = tile_unit / band_units;
-    const u32 first = band_index * band;
-    const u32 band_size = min(band, static_cast<u32>(units_major) - first);
-    const u32 in_band = tile_unit - band_index * band_units;
-    const u32 minor_index = in_band / band_size;
-    const i32 u_major = static_cast<i32>(first + (in_band - minor_index * band_size)), u_minor = static_cast<i32>(minor_index);
+    const RasterCoords c = banded_coords(tile_unit, static_cast<u32>(units_major), static_cast<u32>(units_minor),
+                                         static_cast<u32>(params.raster_band));
+    const i32 u_major = c.major, u_minor = c.minor;
     u.m_block = (kAlongN ? u_minor : u_major) * kClusterM + rank_m;
     u.n_block = (kAlongN ? u_major : u_minor) * kClusterN + rank_n;
     u.group = 0;
@@ -73,18 +68,27 @@ struct Sm90DenseScheduler {
 
   // Coordinates of a unit. A (and its per-row scales, and D) rows start at a_row; B rows (D columns) at b_row;
   // k-block kb reads A and B at K offset k_offset and scale column sf_k_block.
+  // sfa_row: the row of A's per-row scales (their TMA coordinate, or row-major row). d_row / d_col: the tile's first
+  // row and column of D; d_col is also its column inside B's group (the 1D2D scale blocks it falls into).
   HOPGEMM_DEVICE i32 a_row(const WorkUnit& u) const { return u.m_block * kBlockM; }
   HOPGEMM_DEVICE i32 b_row(const WorkUnit& u) const { return u.n_block * kBlockN; }
+  HOPGEMM_DEVICE i32 sfa_row(const WorkUnit& u) const { return a_row(u); }
+  HOPGEMM_DEVICE i32 d_row(const WorkUnit& u) const { return a_row(u); }
+  HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return b_row(u); }
   HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return kb * 128; }
   HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit&, i32 kb) const { return kb; }
   // The last tile row may hold fewer than kBlockM rows of A: the producer then loads only those (tma_a_tail).
+  // A B-sharing pair's two tiles always take the same B rows.
+  HOPGEMM_DEVICE bool shares_b(const WorkUnit&) const { return true; }
   HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit& u) const { return u.m_block == params.m / kBlockM; }
   // Phantom tiles (past the edge) are computed for the pair's sake but never stored.
   HOPGEMM_DEVICE bool stores(const WorkUnit& u) const { return u.m_block < num_m_blocks && u.n_block < num_n_blocks; }
   // Split-K counter slot of the unit's tile.
   HOPGEMM_DEVICE i32 tile_index(const WorkUnit& u) const { return u.m_block * num_n_blocks + u.n_block; }
-  // Rows and columns of D the epilogue may write (its tile is clipped to them).
-  HOPGEMM_DEVICE i32 d_rows() const { return params.m; }
+  // The rows of D the unit may write end at d_row_end (its tile is clipped there), its columns at d_cols. A
+  // scheduler whose units end inside a tile (kRowMaskedTiles) has them stored row by row.
+  static constexpr bool kRowMaskedTiles = false;
+  HOPGEMM_DEVICE i32 d_row_end(const WorkUnit&) const { return params.m; }
   HOPGEMM_DEVICE i32 d_cols() const { return params.n; }
 };
 

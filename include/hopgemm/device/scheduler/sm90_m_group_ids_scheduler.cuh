@@ -1,0 +1,72 @@
+#pragma once
+// Scheduler of the M-grouped contiguous GEMM whose grouped_layout names the group of every row (-1: padding), each
+// group's rows starting at a multiple of the tile rows: the dense order over the M_sum x N tiles, where a tile's
+// group is that of its first row. A tile whose id is -1 or outside [0, G) is skipped whole (no loads, no MMA, its D
+// rows untouched). B is [G x N, K].
+// Pairs: an A-sharing pair (cluster_n = 2) holds one m-block, so both CTAs skip together. A B-sharing pair
+// (cluster_m = 2) holds two m-blocks that may belong to different groups: it is skipped only where both are padding;
+// where one is, that CTA computes its peer's group for the pair's sake (not stored); where the two groups differ, each
+// CTA loads its own B whole instead of sharing halves (shares_b).
+
+#include "hopgemm/device/ptx/ld_global.cuh"
+#include "hopgemm/device/scheduler/sm90_dense_scheduler.cuh"
+
+namespace hopgemm::device::scheduler {
+
+template <int kBlockM, int kBlockN, int kClusterM, int kClusterN, class Params>
+struct Sm90MGroupIdsScheduler {
+  using Dense = Sm90DenseScheduler<kBlockM, kBlockN, kClusterM, kClusterN, 1, Params>;
+  Dense dense;
+  bool own_block = true;  // the last unit's m-block belongs to its group (else it is computed for the peer's sake)
+  bool same_groups = true;  // both m-blocks of the last B-sharing pair are of one group
+
+  HOPGEMM_DEVICE Sm90MGroupIdsScheduler(const Params& p, u32 cta_rank) : dense(p, cta_rank) {}
+
+  // The group of m-block mb, or -1 for padding, an id outside [0, G) or a block past M.
+  HOPGEMM_DEVICE i32 group_of(i32 mb) const {
+    if (mb >= dense.num_m_blocks) return -1;
+    const i32 g = ptx::ld_global_nc_i32(dense.params.grouped_layout + mb * kBlockM);
+    return g >= 0 && g < dense.params.num_groups ? g : -1;
+  }
+
+  HOPGEMM_DEVICE bool next(WorkUnit& u) {
+    while (dense.next(u)) {
+      const i32 g = group_of(u.m_block);
+      if constexpr (kClusterM == 1) {
+        if (g < 0) continue;
+        u.group = g;
+        return true;
+      } else {
+        const i32 peer = group_of(u.m_block ^ 1);  // the pair's m-blocks are 2i and 2i + 1
+        if (g < 0 && peer < 0) continue;
+        own_block = g >= 0;
+        same_groups = g < 0 || peer < 0 || g == peer;
+        u.group = own_block ? g : peer;
+        return true;
+      }
+    }
+    return false;
+  }
+  // Whether the pair shares B by multicast (one group for both CTAs).
+  HOPGEMM_DEVICE bool shares_b(const WorkUnit&) const { return same_groups; }
+  HOPGEMM_DEVICE bool peek(WorkUnit& u) const {
+    Sm90MGroupIdsScheduler ahead = *this;
+    return ahead.next(u);
+  }
+
+  HOPGEMM_DEVICE i32 a_row(const WorkUnit& u) const { return dense.a_row(u); }
+  HOPGEMM_DEVICE i32 b_row(const WorkUnit& u) const { return u.group * dense.params.n + u.n_block * kBlockN; }
+  HOPGEMM_DEVICE i32 sfa_row(const WorkUnit& u) const { return dense.a_row(u); }
+  HOPGEMM_DEVICE i32 d_row(const WorkUnit& u) const { return dense.a_row(u); }
+  HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return u.n_block * kBlockN; }
+  HOPGEMM_DEVICE i32 k_offset(const WorkUnit& u, i32 kb) const { return dense.k_offset(u, kb); }
+  HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit& u, i32 kb) const { return dense.sf_k_block(u, kb); }
+  HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit& u) const { return dense.in_last_partial_row(u); }
+  HOPGEMM_DEVICE bool stores(const WorkUnit& u) const { return own_block && dense.stores(u); }
+  HOPGEMM_DEVICE i32 tile_index(const WorkUnit& u) const { return dense.tile_index(u); }
+  static constexpr bool kRowMaskedTiles = false;
+  HOPGEMM_DEVICE i32 d_row_end(const WorkUnit& u) const { return dense.d_row_end(u); }
+  HOPGEMM_DEVICE i32 d_cols() const { return dense.d_cols(); }
+};
+
+}  // namespace hopgemm::device::scheduler

@@ -1,0 +1,147 @@
+"""The MoE grouped FP8 GEMMs with deep_gemm's signatures: thin Python functions over the extension, so that help()
+shows their parameters and torch.compile can trace them (hopgemm/_dispatch.py)."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple
+
+from . import _C, _dispatch
+from ._tensors import Tensor
+
+__all__ = ["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous", "m_grouped_fp8_gemm_nt_masked",
+           "k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"]
+
+_ERRORS = """
+Raises ValueError for invalid arguments (the keyword combinations above before any tensor is looked at),
+NotImplementedError for unsupported combinations, RuntimeError for JIT and CUDA failures."""
+
+_M_GROUPED_DOC = """
+
+a=(A, sfa), b=(B, sfb): FP8 e4m3 data, K-major, with FP32 scale factors, recipe (1, 128, 128): sfa per 1x128 of A,
+sfb per 128x128 block of each B[g], [G, ceil(N/128), ceil(K/128)]. sfa and sfb may be row-major (as the quantisers
+return them) or MN-major TMA-aligned. d (BF16) is written in place; nothing is returned. recipe=None means
+(1, 128, 128); recipe_a / recipe_b: per-operand (gran_mn, gran_k), instead of recipe. compiled_dims and
+disable_ue8m0_cast are accepted for deep_gemm compatibility and change nothing on SM90. stream: None (torch's current
+stream of the tensors' device, or the default stream), an int cudaStream_t, a torch.cuda.Stream, or any object with
+__cuda_stream__."""
+
+_CONTIGUOUS_DOC = """
+
+grouped_layout (int32 on the device) says which rows of A [M_sum, K] and d [M_sum, N] belong to which group:
+* default: [M_sum], the group of each row, -1 for padding rows. Every group starts at a multiple of
+  get_mk_alignment_for_contiguous_layout() (128 unless set_mk_alignment_for_contiguous_layout changed it). Only the
+  first row of each aligned block is read: a block marked -1 is skipped (its d rows left untouched); padding rows
+  inside a group's last block receive their (padding) A rows @ B[g]^T.
+* use_psum_layout=True: [G], the cumulative (unaligned) row ends; group g starts at the end of group g-1 rounded up
+  to the alignment. The d rows between a group's end and the next group's start are left untouched.
+* use_packed_layout=True (hopgemm only): [G], the cumulative row ends, group g starting exactly where g-1 ends (no
+  padding: tokens merely sorted by expert).
+m_indices is deep_gemm's older name for grouped_layout: give exactly one of them. expected_m_for_psum_layout: the
+expected rows per group, a hint for the heuristics, with use_psum_layout or use_packed_layout only (default
+M_sum / G). ensure_zero_padding is accepted for deep_gemm compatibility (it acts on SM100 only there)."""
+
+
+def _public(fn, name, doc):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = "hopgemm"
+    fn.__doc__ = doc
+    return fn
+
+
+def _make_m_grouped_contiguous(name, summary):
+    kernel = getattr(_C, name)
+
+    def gemm(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, grouped_layout: Optional[Tensor] = None,
+             recipe: Optional[Sequence[int]] = None, recipe_a: Optional[Sequence[int]] = None,
+             recipe_b: Optional[Sequence[int]] = None, compiled_dims: str = "nk", disable_ue8m0_cast: bool = False,
+             use_psum_layout: bool = False, ensure_zero_padding: bool = True,
+             expected_m_for_psum_layout: Optional[int] = None, *, m_indices: Optional[Tensor] = None,
+             use_packed_layout: bool = False, stream: Any = None) -> None:
+        if _dispatch.is_compiling():
+            return _dispatch.m_grouped_fp8_gemm_contiguous(name, a, b, d, grouped_layout, recipe, recipe_a, recipe_b,
+                                                           use_psum_layout, expected_m_for_psum_layout, m_indices,
+                                                           use_packed_layout, stream)
+        kernel(a, b, d, grouped_layout, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast, use_psum_layout,
+               ensure_zero_padding, expected_m_for_psum_layout, m_indices=m_indices,
+               use_packed_layout=use_packed_layout, stream=stream)
+
+    return _public(gemm, name, summary + _CONTIGUOUS_DOC + _M_GROUPED_DOC + _ERRORS)
+
+
+m_grouped_fp8_gemm_nt_contiguous = _make_m_grouped_contiguous(
+    "m_grouped_fp8_gemm_nt_contiguous",
+    "MoE M-grouped GEMM over stacked groups of rows: D[rows of g] = A[rows of g] @ B[g]^T with A [M_sum, K], "
+    "B [G, N, K], d [M_sum, N] BF16, sfa [M_sum, ceil(K/128)].")
+m_grouped_fp8_gemm_nn_contiguous = _make_m_grouped_contiguous(
+    "m_grouped_fp8_gemm_nn_contiguous",
+    "m_grouped_fp8_gemm_nt_contiguous with B given as [G, K, N] (a transposed view of a K-major [G, N, K], and sfb "
+    "the transposed view of its [G, ceil(N/128), ceil(K/128)] scales).")
+
+
+def _m_grouped_fp8_gemm_nt_masked(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, masked_m: Tensor,
+                                  expected_m: int, recipe: Optional[Sequence[int]] = None,
+                                  recipe_a: Optional[Sequence[int]] = None, recipe_b: Optional[Sequence[int]] = None,
+                                  compiled_dims: str = "nk", disable_ue8m0_cast: bool = False, *,
+                                  stream: Any = None) -> None:
+    if _dispatch.is_compiling():
+        return _dispatch.m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe, recipe_a, recipe_b,
+                                                      stream)
+    _C.m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe, recipe_a, recipe_b, compiled_dims,
+                                    disable_ue8m0_cast, stream=stream)
+
+
+m_grouped_fp8_gemm_nt_masked = _public(_m_grouped_fp8_gemm_nt_masked, "m_grouped_fp8_gemm_nt_masked", """\
+MoE M-grouped GEMM over one padded slab per group (decode): d[g, :m_g] = A[g, :m_g] @ B[g]^T with A [G, M_max, K],
+B [G, N, K], d [G, M_max, N] BF16, sfa [G, M_max, ceil(K/128)].
+
+masked_m (int32 [G] on the device) gives m_g = min(max(masked_m[g], 0), M_max), read by the kernel: no host sync, and
+a CUDA graph replays correctly when masked_m changes. Exactly rows [0, m_g) of each d[g] are written; every other row
+of d is left untouched. expected_m > 0, the typical m_g, steers the heuristics only.""" + _M_GROUPED_DOC + _ERRORS)
+
+
+def _make_k_grouped(name, summary):
+    kernel = getattr(_C, name)
+
+    def gemm(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, ks: Optional[Sequence[int]] = None,
+             ks_tensor: Optional[Tensor] = None, c: Optional[Tensor] = None, recipe: Sequence[int] = (1, 1, 128),
+             compiled_dims: str = "mn", use_psum_layout: bool = False, *, ks_cpu: Optional[Sequence[int]] = None,
+             grouped_layout: Optional[Tensor] = None, stream: Any = None) -> None:
+        # deep_gemm HEAD's keyword names for the same two arguments.
+        if ks_cpu is not None:
+            if ks is not None:
+                raise ValueError(f"{name}: pass ks or ks_cpu, not both")
+            ks = ks_cpu
+        if grouped_layout is not None:
+            if ks_tensor is not None:
+                raise ValueError(f"{name}: pass ks_tensor or grouped_layout, not both")
+            ks_tensor = grouped_layout
+        if ks_tensor is None:
+            raise ValueError(f"{name}: argument 'ks_tensor' (deep_gemm HEAD: grouped_layout) is required: int32 [G] "
+                             "on the device")
+        if _dispatch.is_compiling():
+            return _dispatch.k_grouped_fp8_gemm_contiguous(name, a, b, d, ks, ks_tensor, c, recipe, use_psum_layout,
+                                                           stream)
+        kernel(a, b, d, ks, ks_tensor, c, recipe, compiled_dims, use_psum_layout, stream=stream)
+
+    return _public(gemm, name, summary + """
+
+ks (or deep_gemm HEAD's keyword ks_cpu): each group's K, a list of ints on the host, multiples of 128 (0 allowed:
+D[g] = C[g]); None is refused with ValueError. ks_tensor (or HEAD's keyword grouped_layout): the same values as int32
+[G] on the device. a=(A, sfa): FP8 e4m3
+holding sum(ks) * M elements, group g at [off_g * M, (off_g + k_g) * M) as a K-major [M, k_g] matrix
+(off_g = k_0 + ... + k_{g-1}); b=(B, sfb) likewise with N. sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] FP32
+per 1x128, MN-major TMA-aligned: strides (1, align(M, 4)), as deep_gemm passes them (sf.T of a [sum(ks) / 128, M]
+tensor) and get_mn_major_tma_aligned_tensor returns them. d [G, M, N] FP32 contiguous, written in place; c: None
+(D[g] = A_g @ B_g^T), d itself (accumulate) or another contiguous [G, M, N] FP32 tensor (copied into d first).
+recipe must be (1, 1, 128). use_psum_layout=True raises NotImplementedError (as deep_gemm does on SM90).
+compiled_dims is accepted for deep_gemm compatibility. stream: as for the other GEMMs (None: torch's current
+stream).""" + _ERRORS)
+
+
+k_grouped_fp8_gemm_nt_contiguous = _make_k_grouped(
+    "k_grouped_fp8_gemm_nt_contiguous",
+    "MoE K-grouped GEMM (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32, g = 0..G-1, A_g [M, k_g] and "
+    "B_g [N, k_g] K-major.")
+k_grouped_fp8_gemm_tn_contiguous = _make_k_grouped(
+    "k_grouped_fp8_gemm_tn_contiguous",
+    "k_grouped_fp8_gemm_nt_contiguous with MN-major A and B: always NotImplementedError on SM90, whose FP8 tensor "
+    "cores read K-major operands only (deep_gemm has it on SM100). Use k_grouped_fp8_gemm_nt_contiguous.")

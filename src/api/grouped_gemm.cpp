@@ -1,0 +1,440 @@
+// MoE grouped FP8 GEMMs (include/hopgemm/grouped_gemm.hpp): validate -> problem -> config (memoised) -> kernel
+// (cached) -> launch. They run the FP8 GEMM kernel with a grouped scheduler (device/scheduler/sm90_m_group_*,
+// sm90_k_grouped_scheduler.cuh): the kernel, its cache and its heuristics are the dense GEMM's.
+#include "hopgemm/grouped_gemm.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <numeric>
+#include <string>
+
+#include "api/gemm_internal.hpp"
+#include "api/gemm_sources.hpp"
+#include "api/sm90_launch.hpp"
+#include "api/validate.hpp"
+#include "heuristics/sm90_fp8_gemm.hpp"
+#include "hopgemm/error.hpp"
+#include "hopgemm/layout.hpp"
+#include "hopgemm/runtime.hpp"
+#include "runtime/env.hpp"
+#include "runtime/workspace.hpp"
+
+namespace hopgemm {
+namespace {
+
+using device::Sm90Fp8GemmConfig;
+using device::Sm90Fp8GemmParams;
+
+int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::atomic<int>& mk_alignment() {
+  static std::atomic<int> alignment{128};
+  return alignment;
+}
+
+// A view of `t` with its leading dimensions merged into rows: [rows, cols] with the row stride of dimension -2.
+TensorView rows_view(const TensorView& t, int64_t rows) {
+  TensorView v = t;
+  v.rank = 2;
+  v.shape[0] = rows;
+  v.shape[1] = t.size(-1);
+  v.strides[0] = t.stride(-2);
+  v.strides[1] = t.stride(-1);
+  return v;
+}
+
+std::string str(int64_t x) { return std::to_string(x); }
+
+// What every M-grouped op checks: FP8 A with K-major rows, B [G, N, K] K-major with its groups stacked densely
+// along N, BF16 D with the rows of A, the 1D2D recipe and block scales [G, ceil(N/128), ceil(K/128)].
+struct MGroupedShape {
+  int64_t rows = 0, n = 0, k = 0, groups = 0;  // rows: of A and D (M_sum, or G x M_max)
+};
+MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, const TensorView& b,
+                              const TensorView& sfb, const TensorView& d, const GemmOptions& options) {
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.on_device(*t, name);
+  v.dtype(a, "a", {DType::kFloat8E4M3});
+  v.dtype(b, "b", {DType::kFloat8E4M3});
+  v.dtype(d, "d", {DType::kBFloat16});
+  v.rank(b, "b", {3});
+  // A negative stride would reach cuTensorMapEncodeTiled as a huge unsigned one (an opaque driver error).
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) {
+    for (int i = 0; i < t->rank; ++i)
+      if (t->strides[i] < 0) v.fail(name, "must have non-negative strides, got " + api::stride_string(*t));
+  }
+  MGroupedShape s;
+  s.groups = b.size(0);
+  s.n = b.size(1);
+  s.k = b.size(2);
+  s.rows = a.rank == 3 ? a.size(0) * a.size(1) : a.size(0);
+  if (a.size(-1) != s.k) v.fail("a", "must have K = " + str(s.k) + " (b's last dimension), got shape " + api::shape_string(a));
+  if (d.size(-1) != s.n) v.fail("d", "must have N = " + str(s.n) + " columns (b's size(1)), got shape " + api::shape_string(d));
+  if (s.k > 1 && a.stride(-1) != 1) v.fail("a", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(a));
+  if (s.k > 1 && b.stride(2) != 1) v.fail("b", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(b));
+  if (s.groups > 1 && b.stride(0) != s.n * b.stride(1)) {
+    v.fail("b", "must hold its groups densely along N (stride(0) == N * stride(1)), got strides " + api::stride_string(b));
+  }
+  v.inner_contiguous(d, "d");
+  // Overlapping rows of d would have two tiles write the same bytes.
+  if (s.rows > 1 && d.stride(-2) < s.n) {
+    v.fail("d", "must not have overlapping rows (stride(-2) >= N = " + str(s.n) + "), got strides " + api::stride_string(d));
+  }
+  v.same_device(a, "a", b, "b");
+  v.same_device(a, "a", d, "d");
+  if (s.groups < 1) v.fail("b", "must hold at least one group, got shape " + api::shape_string(b));
+  // As DeepGEMM asserts; neither has a kernel (N = 0 finds no configuration, K = 0 no tensor map).
+  if (s.n == 0 || s.k == 0) v.fail("b", "must have N > 0 and K > 0, got shape " + api::shape_string(b));
+  if (s.k % 16 != 0) v.fail("b", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + str(s.k));
+  if (s.n % 8 != 0) v.fail("d", "must have N a multiple of 8 (bfloat16 rows of 16 bytes), got N = " + str(s.n));
+  if (s.rows > INT32_MAX || s.groups * s.n > INT32_MAX || s.k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
+  const auto& r = options.recipe;
+  if (r != std::array<int, 3>{0, 0, 0} && r != std::array<int, 3>{1, 128, 128}) {
+    v.unsupported("recipe (" + str(r[0]) + ", " + str(r[1]) + ", " + str(r[2]) +
+                  ") is not supported by the M-grouped GEMMs on SM90; use (1, 128, 128)");
+  }
+  v.on_device(sfb, "sfb");
+  v.dtype(sfb, "sfb", {DType::kFloat32});
+  v.rank(sfb, "sfb", {3});
+  v.shape(sfb, "sfb", {s.groups, ceil_div64(s.n, 128), ceil_div64(s.k, 128)});
+  for (int i = 0; i < 3; ++i)
+    if (sfb.stride(i) < 0) v.fail("sfb", "must have non-negative strides, got " + api::stride_string(sfb));
+  v.same_device(a, "a", sfb, "sfb");
+  return s;
+}
+
+// An int32 tensor of `count` values on a's device.
+void check_int_vector(const api::Validator& v, const TensorView& t, const char* arg, int64_t count, const TensorView& a) {
+  v.on_device(t, arg);
+  v.dtype(t, arg, {DType::kInt32});
+  v.rank(t, arg, {1});
+  v.shape(t, arg, {count});
+  v.contiguous(t, arg);
+  v.same_device(a, "a", t, arg);
+}
+
+// Output and inputs must not overlap; TMA needs 16-byte aligned bases and strides.
+void check_memory(const api::Validator& v, const TensorView& d, std::initializer_list<std::pair<const TensorView*, const char*>> ins) {
+  v.tma_aligned(d, "d");
+  for (auto [t, name] : ins) {
+    if (t->dtype == DType::kFloat8E4M3) v.tma_aligned(*t, name);
+    v.no_overlap(d, "d", *t, name);
+  }
+}
+
+// The heuristics' choice (memoised), with HOPGEMM_GROUPED_CONFIG's fields where it is set.
+heuristics::Fp8GemmChoice grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
+  const heuristics::Fp8GemmChoice& choice = api::fp8_gemm_choice(problem);
+  if (choice.num_tiles == 0) {
+    throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + heuristics::describe(problem));
+  }
+  if (!runtime::env().grouped_config) return choice;
+  static const std::map<std::string, int> overrides =
+      api::parse_config_overrides(*runtime::env().grouped_config, "HOPGEMM_GROUPED_CONFIG");
+  heuristics::Fp8GemmChoice changed = api::apply_config_overrides(choice, overrides, "HOPGEMM_GROUPED_CONFIG");
+  if (const char* rule = device::config_violation(changed.config)) {
+    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": HOPGEMM_GROUPED_CONFIG makes an invalid config: " + rule);
+  }
+  return changed;
+}
+
+void launch(const jit::LoadedKernel& kernel, const heuristics::Fp8GemmChoice& choice, const Sm90Fp8GemmParams& params,
+            int device, cudaStream_t stream) {
+  const Sm90Fp8GemmConfig& cfg = choice.config;
+  api::sm90::launch_persistent(kernel,
+                               {choice.launch.num_sms, device::cluster_size(cfg), unsigned(device::num_threads(cfg)),
+                                device::smem_bytes(cfg), device},
+                               &params, stream);
+}
+
+// The params every M-grouped launch shares: A and D as [rows, K] / [rows, N], B as [G N, K], the block scales.
+Sm90Fp8GemmParams m_grouped_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp8GemmLaunch& launch,
+                                   const MGroupedShape& s, const TensorView& a, const TensorView& b,
+                                   const TensorView& sfb, const TensorView& d, const TensorView& layout,
+                                   const char* op) {
+  Sm90Fp8GemmParams p{};
+  p.tma_a = api::sm90::fp8_operand_map(rows_view(a, s.rows), s.rows, s.k, uint32_t(cfg.block_m / cfg.cluster_n), op);
+  p.tma_b = api::sm90::fp8_operand_map(rows_view(b, s.groups * s.n), s.groups * s.n, s.k,
+                                       uint32_t(cfg.block_n / cfg.cluster_m), op);
+  const int swizzle_d = device::d_swizzle_bytes(cfg);
+  p.tma_d = api::sm90::output_map(rows_view(d, s.rows), s.rows, s.n, uint32_t(swizzle_d / device::out_elem_bytes(cfg)),
+                                  uint32_t(cfg.block_m / device::num_math_wgs(cfg)), swizzle_d, op);
+  p.sfb = static_cast<const float*>(sfb.data);
+  p.sfb_ld = static_cast<int>(sfb.stride(1));
+  p.sfb_kstride = static_cast<int>(sfb.stride(2));
+  p.sfb_group_stride = sfb.stride(0);
+  p.m = static_cast<int>(s.rows);
+  p.n = static_cast<int>(s.n);
+  p.k = static_cast<int>(s.k);
+  p.raster_band = launch.raster_band;
+  p.d = d.data;
+  p.ldd = d.stride(-2);
+  p.grouped_layout = static_cast<const int32_t*>(layout.data);
+  p.num_groups = static_cast<int>(s.groups);
+  return p;
+}
+
+// Per-row A scales [rows, ceil(K/128)] as a flat row-major matrix, or MN-major TMA-aligned (a TMA map of block_m rows).
+void set_row_major_or_mn_sfa(Sm90Fp8GemmParams& p, const Sm90Fp8GemmConfig& cfg, const TensorView& sfa, int64_t rows,
+                             int64_t sf_k, const char* op) {
+  p.sfa = static_cast<const float*>(sfa.data);
+  if (cfg.sfa_k_major == 1) {
+    p.sfa_ld = static_cast<int>(sfa.stride(-2));
+  } else {
+    p.tma_sfa = api::sm90::mn_major_scale_map(sfa, rows, sf_k, uint32_t(cfg.block_m), op);
+  }
+}
+
+void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                              const TensorView& sfb, const TensorView& d, const TensorView& layout,
+                              const MGroupedContiguousOptions& options, cudaStream_t stream) {
+  const api::Validator v(op);
+  v.rank(a, "a", {2});
+  v.rank(d, "d", {2});
+  const MGroupedShape s = check_m_grouped(v, a, b, sfb, d, options);
+  if (d.size(0) != s.rows) v.fail("d", "must have M = " + str(s.rows) + " rows (a's), got shape " + api::shape_string(d));
+  const int64_t sf_k = ceil_div64(s.k, 128);
+  const bool sfa_row_major = api::sf_layout(v, sfa, "sfa", s.rows, sf_k, /*allow_mn_major=*/true) == api::SfLayout::kRowMajor;
+  v.same_device(a, "a", sfa, "sfa");
+  const bool ids = options.layout == ContiguousLayout::kGroupIds;
+  check_int_vector(v, layout, "grouped_layout", ids ? s.rows : s.groups, a);
+  const int alignment = get_mk_alignment_for_contiguous_layout();
+  if (options.expected_m && ids) {
+    v.fail("expected_m", "is only taken with the psum and packed layouts (grouped_layout of cumulative row ends)");
+  }
+  if (options.expected_m && *options.expected_m <= 0) v.fail("expected_m", "must be positive, got " + str(*options.expected_m));
+  if (s.rows == 0) return;
+  check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&layout, "grouped_layout"}});
+
+  const heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
+      ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(ceil_div64(s.rows, s.groups)),
+      s.n, s.k, s.groups, sfa_row_major ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
+  const heuristics::Fp8GemmChoice choice = grouped_choice(op, problem);
+  const Sm90Fp8GemmConfig& cfg = choice.config;
+  Sm90Fp8GemmParams p = m_grouped_params(cfg, choice.launch, s, a, b, sfb, d, layout, op);
+  set_row_major_or_mn_sfa(p, cfg, sfa, s.rows, sf_k, op);
+  p.ranges_kind = device::kRangesFromEnds;
+  p.group_align = options.layout == ContiguousLayout::kPacked ? 1 : alignment;
+  launch(api::fp8_gemm_kernel(cfg, op, stream), choice, p, a.device, stream);
+}
+
+}  // namespace
+
+int get_mk_alignment_for_contiguous_layout() { return mk_alignment().load(std::memory_order_relaxed); }
+
+void set_mk_alignment_for_contiguous_layout(int alignment) {
+  if (alignment <= 0 || alignment % 64 != 0) {
+    throw Error(ErrorKind::kInvalidArgument, "set_mk_alignment_for_contiguous_layout: alignment must be a positive "
+                                             "multiple of 64 (the kernels' tile rows divide it), got " + str(alignment));
+  }
+  mk_alignment().store(alignment, std::memory_order_relaxed);
+}
+
+void m_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                      const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
+                                      const MGroupedContiguousOptions& options, cudaStream_t stream) {
+  run_m_grouped_contiguous("m_grouped_fp8_gemm_nt_contiguous", a, sfa, b, sfb, d, grouped_layout, options, stream);
+}
+
+void m_grouped_fp8_gemm_nn_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                      const TensorView& sfb, const TensorView& d, const TensorView& grouped_layout,
+                                      const MGroupedContiguousOptions& options, cudaStream_t stream) {
+  run_m_grouped_contiguous("m_grouped_fp8_gemm_nn_contiguous", a, sfa, transposed(b), transposed(sfb), d,
+                           grouped_layout, options, stream);
+}
+
+void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                  const TensorView& sfb, const TensorView& d, const TensorView& masked_m,
+                                  int64_t expected_m, const GemmOptions& options, cudaStream_t stream) {
+  const char* op = "m_grouped_fp8_gemm_nt_masked";
+  const api::Validator v(op);
+  v.rank(a, "a", {3});
+  v.rank(d, "d", {3});
+  const MGroupedShape s = check_m_grouped(v, a, b, sfb, d, options);
+  const int64_t m_max = a.size(1), sf_k = ceil_div64(s.k, 128);
+  if (a.size(0) != s.groups) v.fail("a", "must hold G = " + str(s.groups) + " groups (b's), got shape " + api::shape_string(a));
+  v.shape(d, "d", {s.groups, m_max, s.n});
+  if (s.groups > 1 && a.stride(0) != m_max * a.stride(1)) {
+    v.fail("a", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(a));
+  }
+  if (s.groups > 1 && d.stride(0) != m_max * d.stride(1)) {
+    v.fail("d", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(d));
+  }
+  // sfa [G, M_max, ceil(K/128)]: row-major rows of all groups, or per group MN-major TMA-aligned (one map of
+  // [G x ceil(K/128)] columns of M_max rows).
+  v.on_device(sfa, "sfa");
+  v.dtype(sfa, "sfa", {DType::kFloat32});
+  v.rank(sfa, "sfa", {3});
+  v.shape(sfa, "sfa", {s.groups, m_max, sf_k});
+  v.same_device(a, "a", sfa, "sfa");
+  const bool sfa_row_major = (sfa.stride(2) == 1 || sf_k == 1) && sfa.stride(1) >= sf_k &&
+                             (s.groups == 1 || sfa.stride(0) == m_max * sfa.stride(1));
+  const bool sfa_mn_major = !sfa_row_major && sfa.stride(1) == 1 && sfa.stride(2) % 4 == 0 && sfa.stride(2) >= m_max &&
+                            (s.groups == 1 || sfa.stride(0) == sf_k * sfa.stride(2)) &&
+                            reinterpret_cast<uintptr_t>(sfa.data) % 16 == 0;
+  if (!sfa_row_major && !sfa_mn_major) {
+    v.fail("sfa", "must be row-major [G, M_max, ceil(K/128)] or per group MN-major TMA-aligned (strides (sf_k * "
+                  "align(M_max, 4), 1, align(M_max, 4))), got strides " + api::stride_string(sfa));
+  }
+  check_int_vector(v, masked_m, "masked_m", s.groups, a);
+  if (expected_m <= 0) v.fail("expected_m", "must be positive, got " + str(expected_m));
+  if (m_max == 0) return;
+  check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&masked_m, "masked_m"}});
+
+  const heuristics::Fp8GemmProblem problem =
+      heuristics::make_m_grouped_problem(device::kGroupingMRanges, std::min(expected_m, m_max), s.n, s.k, s.groups,
+                                         sfa_row_major ? 1 : 0, 0, get_num_sms(a.device), get_tc_util());
+  const heuristics::Fp8GemmChoice choice = grouped_choice(op, problem);
+  const Sm90Fp8GemmConfig& cfg = choice.config;
+  Sm90Fp8GemmParams p = m_grouped_params(cfg, choice.launch, s, a, b, sfb, d, masked_m, op);
+  if (sfa_row_major) {
+    set_row_major_or_mn_sfa(p, cfg, rows_view(sfa, s.rows), s.rows, sf_k, op);
+  } else {
+    TensorView columns = sfa;  // [M_max, G x sf_k], column stride align(M_max, 4)
+    columns.rank = 2;
+    columns.shape[0] = m_max;
+    columns.shape[1] = s.groups * sf_k;
+    columns.strides[0] = 1;
+    columns.strides[1] = sfa.stride(2);
+    set_row_major_or_mn_sfa(p, cfg, columns, m_max, s.groups * sf_k, op);
+    p.sfa_group_k_blocks = static_cast<int>(sf_k);
+  }
+  p.ranges_kind = device::kRangesMasked;
+  p.group_rows = static_cast<int>(m_max);
+  launch(api::fp8_gemm_kernel(cfg, op, stream), choice, p, a.device, stream);
+}
+
+void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
+                                      const TensorView& sfb, const TensorView& d, std::span<const int64_t> ks,
+                                      const TensorView& ks_tensor, const TensorView* c, const GemmOptions& options,
+                                      cudaStream_t stream) {
+  const char* op = "k_grouped_fp8_gemm_nt_contiguous";
+  const api::Validator v(op);
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.on_device(*t, name);
+  v.dtype(a, "a", {DType::kFloat8E4M3});
+  v.dtype(b, "b", {DType::kFloat8E4M3});
+  v.dtype(d, "d", {DType::kFloat32});
+  v.rank(d, "d", {3});
+  v.contiguous(d, "d");
+  v.contiguous(a, "a");
+  v.contiguous(b, "b");
+  v.same_device(a, "a", b, "b");
+  v.same_device(a, "a", d, "d");
+  const auto& r = options.recipe;
+  if (r != std::array<int, 3>{0, 0, 0} && r != std::array<int, 3>{1, 1, 128}) {
+    v.unsupported("recipe (" + str(r[0]) + ", " + str(r[1]) + ", " + str(r[2]) +
+                  ") is not supported by the K-grouped GEMM on SM90; use (1, 1, 128)");
+  }
+  const int64_t groups = d.size(0), m = d.size(1), n = d.size(2);
+  if (static_cast<int64_t>(ks.size()) != groups) {
+    v.fail("ks", "must give one K per group: d holds " + str(groups) + " groups, ks has " + str(int64_t(ks.size())));
+  }
+  int64_t sum_k = 0, non_empty = 0, first = -1;
+  for (size_t g = 0; g < ks.size(); ++g) {
+    if (ks[g] < 0 || ks[g] % 128 != 0) v.fail("ks", "must hold multiples of 128 (>= 0), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
+    if (ks[g] > INT32_MAX) {
+      v.fail("ks", "must hold values below 2^31 (ks_tensor is int32), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
+    }
+    if (ks[g] > 0 && first < 0) first = static_cast<int64_t>(g);
+    non_empty += ks[g] > 0;
+    sum_k += ks[g];
+  }
+  check_int_vector(v, ks_tensor, "ks_tensor", groups, a);
+  if (a.numel() != sum_k * m) {
+    v.fail("a", "must hold sum(ks) x M = " + str(sum_k) + " x " + str(m) + " elements, got " + str(a.numel()));
+  }
+  if (b.numel() != sum_k * n) {
+    v.fail("b", "must hold sum(ks) x N = " + str(sum_k) + " x " + str(n) + " elements, got " + str(b.numel()));
+  }
+  if (n % 4 != 0) v.fail("d", "must have N a multiple of 4 (float32 rows of 16 bytes), got N = " + str(n));
+  if (groups * m > INT32_MAX || n > INT32_MAX || sum_k / 128 > INT32_MAX) v.fail("d", "has a dimension beyond 2^31 - 1");
+  // Scales [M, sum(ks) / 128] and [N, sum(ks) / 128], MN-major TMA-aligned: each group's columns are a box away.
+  const int64_t sf_k = sum_k / 128;
+  for (auto [sf, name, rows] : {std::tuple{&sfa, "sfa", m}, {&sfb, "sfb", n}}) {
+    v.on_device(*sf, name);
+    v.dtype(*sf, name, {DType::kFloat32});
+    v.rank(*sf, name, {2});
+    v.shape(*sf, name, {rows, sf_k});
+    v.same_device(a, "a", *sf, name);
+    const bool mn_major = (sf->stride(0) == 1 || rows == 1) && sf->stride(1) % 4 == 0 && sf->stride(1) >= rows &&
+                          reinterpret_cast<uintptr_t>(sf->data) % 16 == 0;
+    if (!mn_major && sf_k > 0) {
+      v.fail(name, "must be MN-major TMA-aligned (strides (1, align(rows, 4)), as get_mn_major_tma_aligned_tensor "
+                   "returns it), got strides " + api::stride_string(*sf));
+    }
+  }
+  bool copy_c = false;
+  if (c != nullptr) {
+    v.on_device(*c, "c");
+    v.same_device(a, "a", *c, "c");
+    v.dtype(*c, "c", {DType::kFloat32});
+    v.rank(*c, "c", {3});
+    v.shape(*c, "c", {groups, m, n});
+    v.contiguous(*c, "c");
+    if (c->data != d.data) {
+      v.no_overlap(d, "d", *c, "c");
+      copy_c = true;
+    }
+  }
+  if (groups == 0 || m == 0 || n == 0) return;
+  if (sum_k > 0) check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&ks_tensor, "ks_tensor"}});
+
+  heuristics::Fp8GemmProblem problem;
+  std::optional<heuristics::Fp8GemmChoice> choice;
+  if (non_empty > 0) {
+    // The model sees the mean K of the groups that have one.
+    problem = heuristics::make_k_grouped_problem(m, n, sum_k / non_empty, non_empty, get_num_sms(a.device), get_tc_util());
+    choice = grouped_choice(op, problem);
+  }
+  // Everything that may refuse (the kernel load, the workspace) before C reaches D.
+  const jit::LoadedKernel* kernel = choice ? &api::fp8_gemm_kernel(choice->config, op, stream) : nullptr;
+  const size_t slot_bytes =
+      choice ? size_t(choice->launch.num_sms) * device::k_group_map_slots(choice->config.num_stages) * 2 * 128 : 0;
+  const runtime::Workspace workspace(0, slot_bytes, stream, op);
+  if (c == nullptr || copy_c) {
+    const TensorView d_rows = rows_view(d, groups * m), c_rows = copy_c ? rows_view(*c, groups * m) : d_rows;
+    api::sm90::prefill_output(d_rows, copy_c ? &c_rows : nullptr, copy_c, stream);
+  }
+  if (!choice) return;
+
+  const Sm90Fp8GemmConfig& cfg = choice->config;
+  Sm90Fp8GemmParams p{};
+  // The template maps: the first non-empty group's A and B; the producer patches base, K and row stride per group.
+  int64_t offset = 0;
+  for (int64_t g = 0; g < first; ++g) offset += ks[g];
+  const int64_t k0 = ks[first];
+  const TensorView a0 = make_tensor(static_cast<uint8_t*>(a.data) + offset * m, DType::kFloat8E4M3, {m, k0}, {k0, 1}, a.device);
+  const TensorView b0 = make_tensor(static_cast<uint8_t*>(b.data) + offset * n, DType::kFloat8E4M3, {n, k0}, {k0, 1}, b.device);
+  p.tma_a = api::sm90::fp8_operand_map(a0, m, k0, uint32_t(cfg.block_m / cfg.cluster_n), op);
+  p.tma_b = api::sm90::fp8_operand_map(b0, n, k0, uint32_t(cfg.block_n / cfg.cluster_m), op);
+  p.tma_sfa = api::sm90::mn_major_scale_map(sfa, m, sf_k, uint32_t(cfg.block_m), op);
+  p.tma_sfb = api::sm90::mn_major_scale_map(sfb, n, sf_k, uint32_t(cfg.block_n), op);
+  p.m = static_cast<int>(m);
+  p.n = static_cast<int>(n);
+  p.k = static_cast<int>(k0);
+  p.raster_band = choice->launch.raster_band;
+  p.d = d.data;
+  p.ldd = n;
+  p.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
+  p.num_groups = static_cast<int>(groups);
+  p.group_rows = static_cast<int>(m);
+  p.a_base = static_cast<const uint8_t*>(a.data);
+  p.b_base = static_cast<const uint8_t*>(b.data);
+  p.tensor_map_slots = static_cast<device::TmaDescriptor*>(workspace.partials());
+  launch(*kernel, *choice, p, a.device, stream);
+}
+
+void k_grouped_fp8_gemm_tn_contiguous(const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                                      const TensorView&, std::span<const int64_t>, const TensorView&,
+                                      const TensorView*, const GemmOptions&, cudaStream_t) {
+  throw Error(ErrorKind::kUnsupported,
+              "k_grouped_fp8_gemm_tn_contiguous: not supported on SM90: its A [sum(ks), M] and B [sum(ks), N] are "
+              "MN-major, and SM90's FP8 WGMMA reads K-major operands only; lay each group out K-major and call "
+              "k_grouped_fp8_gemm_nt_contiguous");
+}
+
+}  // namespace hopgemm
