@@ -54,9 +54,10 @@ generators build them; rows GxMxNxK with M the expected rows per group, K the ex
                    D += A_g B_g^T with C = D: k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, d).
 DeepGEMM 54e2261 (HEAD) names the layout arguments grouped_layout / ks_cpu where its SEED named them m_indices / ks:
 every call passes them by position. --sfa applies to A's scales (and, for kgrouped, B's: "mn" = sf.T of the
-[sum_k / 128, MN] scales, as DeepGEMM's tests pass them). FLOPs count valid rows only; calc_diff compares the rows a
-group computes. No cuBLASLt baseline for the grouped rows: hopgemm's cuBLASLt blockwise wrappers are C++ only
-(`hopgemm bench`), not reachable from Python.
+[sum_k / 128, MN] scales, as DeepGEMM's tests pass them; "row": hopgemm takes MN-major k-grouped scales only, so its
+timed call includes get_mn_major_tma_aligned_tensor of each, the transpose DeepGEMM makes inside its call). FLOPs
+count valid rows only; calc_diff compares the rows a group computes. No cuBLASLt baseline for the grouped rows:
+hopgemm's cuBLASLt blockwise wrappers are C++ only (`hopgemm bench`), not reachable from Python.
 """
 import argparse
 import datetime
@@ -443,9 +444,21 @@ def make_k_grouped_case(shape, layouts, seed):
 
 def call_k_grouped(lib, case, layout, d):
     """(a, b, d, ks, ks_tensor, c) by position: deep_gemm HEAD names them ks_cpu / grouped_layout, SEED ks / ks_tensor;
-    C = D (SEED needed it, HEAD requires a C)."""
+    C = D (SEED needed it, HEAD requires a C). DeepGEMM takes row-major scales and transposes them inside the call."""
     a, b = case.operands[layout]
     lib.k_grouped_fp8_gemm_nt_contiguous(a, b, d, case.ks, case.ks_tensor, d)
+
+
+def call_k_grouped_hopgemm(lib, case, layout, d):
+    """call_k_grouped; hopgemm takes the k-grouped scales MN-major only, so with row-major ones the call includes the
+    get_mn_major_tma_aligned_tensor a user would make (the same transpose DeepGEMM makes inside its call)."""
+    if layout == "row":
+        (a8, sfa), (b8, sfb) = case.operands[layout]
+        lib.k_grouped_fp8_gemm_nt_contiguous((a8, lib.get_mn_major_tma_aligned_tensor(sfa)),
+                                             (b8, lib.get_mn_major_tma_aligned_tensor(sfb)), d, case.ks, case.ks_tensor,
+                                             d)
+    else:
+        call_k_grouped(lib, case, layout, d)
 
 
 # ---- the sets ------------------------------------------------------------------------------------------------------
@@ -504,7 +517,7 @@ SETS = {
                  _make_masked, call_masked, call_masked),
         BenchSet("masked-4x", tuple((g, m, n, k) for g, m in MASKED_4X_GROUPS for n, k in MASKED_4X_NK),
                  _make_masked_4x, call_masked, call_masked, variants=(("right_expected_m", call_masked_right_hint),)),
-        BenchSet("kgrouped", K_GROUPED_CASES, make_k_grouped_case, call_k_grouped, call_k_grouped),
+        BenchSet("kgrouped", K_GROUPED_CASES, make_k_grouped_case, call_k_grouped_hopgemm, call_k_grouped),
     )
 }
 # --suites: named groups of sets.

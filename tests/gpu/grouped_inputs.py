@@ -95,8 +95,11 @@ def k_grouped_operands(m, n, ks, seed):
 
 
 def k_grouped_sf(sf_t, layout):
-    """The k-grouped scales [mn, sum_k / 128] as the op takes them: "mn" = sf_t.T (MN-major, what DeepGEMM's tests
-    pass), "row" = row-major."""
+    """The k-grouped scales [mn, sum_k / 128] of sf_t [sum_k / 128, mn]: "mn" = sf_t.T (MN-major, what DeepGEMM's
+    tests pass: TMA-aligned where mn % 4 == 0), "aligned" = get_mn_major_tma_aligned_tensor of it (any mn), "row" =
+    row-major (which the op refuses)."""
+    if layout == "aligned":
+        return hopgemm.get_mn_major_tma_aligned_tensor(sf_t.T)
     return sf_t.T if layout == "mn" else sf_t.T.contiguous()
 
 

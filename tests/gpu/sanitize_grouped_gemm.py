@@ -28,9 +28,9 @@ def main():
     run_contiguous(m_grouped_packed_layout([1, 0, 129, 70, 3]), n, k, seed=3)
     # Masked: M_max not a multiple of 64, masked_m above M_max (clamped) and 0, guard rows around d.
     run_masked([200, 0, 5000, 17], 200, n, k, expected_m=64, seed=4, guard_rows=64)
-    # K-grouped: an empty group, few tiles per group (CTAs skip groups), C aliased and distinct.
+    # K-grouped: an empty group, few tiles per group (CTAs skip groups), C aliased and distinct, M not a multiple of 4.
     run_k_grouped(256, 256, [128, 0, 256, 128, 0, 384], seed=5, c_mode="aliased")
-    run_k_grouped(128, 768, [256, 128, 0], seed=6, c_mode="distinct", sf_layout="row")
+    run_k_grouped(126, 768, [256, 128, 0], seed=6, c_mode="distinct", sf_layout="aligned")  # M % 4 != 0: padded scales
     print("grouped sanitizer subset ran")
 
 

@@ -13,6 +13,7 @@ and test by test where this build of hopgemm lacks the op.
 Run: pytest tests/gpu/test_grouped_gemm.py [-k "not slow"]   (the 2^31-element k-grouped case is named *_slow)
 """
 import random
+import re
 
 import pytest
 
@@ -300,11 +301,36 @@ def test_masked_cuda_graph_replay_with_new_masked_m():
 # ---- k-grouped -------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sf_layout", ["mn", "row"])
 @pytest.mark.parametrize("c_mode", ["aliased", "distinct", "none"])
-def test_k_grouped_c_modes_and_empty_group(c_mode, sf_layout):
+def test_k_grouped_c_modes_and_empty_group(c_mode):
     # An empty group (k = 0): d[g] = c[g], or zeros without c.
-    run_k_grouped(1000, 2112, [256, 0, 384, 128, 1024], seed=22, c_mode=c_mode, sf_layout=sf_layout)
+    run_k_grouped(1000, 2112, [256, 0, 384, 128, 1024], seed=22, c_mode=c_mode)
+
+
+def test_k_grouped_scales_row_major_refused_tma_aligned_copy_taken():
+    # The scales must be MN-major TMA-aligned (include/hopgemm/grouped_gemm.hpp): row-major ones, and sf.T where M is
+    # not a multiple of 4, are refused naming the argument; get_mn_major_tma_aligned_tensor of either is taken.
+    m, n, ks = 998, 512, [128, 0, 384]
+    op = grouped_op(K_GROUPED)
+    a, sfa_t, b, sfb_t = k_grouped_operands(m, n, ks, seed=31)
+    ks_tensor = torch.tensor(ks, device="cuda", dtype=torch.int32)
+    d = nan_tensor(len(ks), m, n, dtype=torch.float32)
+    sfb = k_grouped_sf(sfb_t, "mn")
+    expect_rejected([
+        (["sfa"], lambda: op((a, k_grouped_sf(sfa_t, "row")), (b, sfb), d, ks, ks_tensor)),
+        (["sfa"], lambda: op((a, k_grouped_sf(sfa_t, "mn")), (b, sfb), d, ks, ks_tensor)),  # stride 998: not aligned
+        (["sfb"], lambda: op((a, k_grouped_sf(sfa_t, "aligned")), (b, k_grouped_sf(sfb_t, "row")), d, ks, ks_tensor)),
+    ], d)
+    run_k_grouped(m, n, ks, seed=31, c_mode="distinct", sf_layout="aligned")
+
+
+def test_k_grouped_deep_gemm_head_keywords():
+    # deep_gemm HEAD names ks / ks_tensor ks_cpu / grouped_layout: the same call by those keywords, the same bits.
+    ks = [256, 0, 128]
+    d, (a, sfa, b, sfb, ks_tensor, c) = run_k_grouped(256, 768, ks, seed=32, c_mode="distinct")
+    out = nan_tensor(*d.shape, dtype=torch.float32)
+    grouped_op(K_GROUPED)((a, sfa), (b, sfb), out, ks_cpu=ks, grouped_layout=ks_tensor, c=c)
+    assert bitwise_equal(out, d)
 
 
 @pytest.mark.parametrize("n", [768, 256])
@@ -392,13 +418,20 @@ def test_bitwise_identical_reruns(kind):
 # ---- bad inputs: rejected before any launch, d untouched -------------------------------------------------------------
 
 
+def names_argument(message, name):
+    """Whether an error message names the argument: as 'name', or, for a name no English word could be (longer than
+    two letters), as a word of its own (deep_gemm-style messages such as "use_psum_layout and use_packed_layout
+    exclude each other")."""
+    return f"'{name}'" in message or (len(name) > 2 and re.search(rf"\b{re.escape(name)}\b", message) is not None)
+
+
 def expect_rejected(cases, *outputs):
     """Each call of `cases` [(argument names, call)] raises ValueError, NotImplementedError or TypeError naming one of
-    the arguments (as 'name'); afterwards every output is still all NaN (nothing was launched or copied)."""
+    the arguments; afterwards every output is still all NaN (nothing was launched or copied)."""
     for names, call in cases:
         with pytest.raises((ValueError, NotImplementedError, TypeError)) as info:
             call()
-        assert any(f"'{name}'" in str(info.value) for name in names), (names, str(info.value))
+        assert any(names_argument(str(info.value), name) for name in names), (names, str(info.value))
     torch.cuda.synchronize()
     for out in outputs:
         assert out.isnan().all(), "a rejected call wrote to its output"
@@ -426,11 +459,16 @@ def test_contiguous_bad_inputs():
          lambda: op(a, b, d, ends, use_psum_layout=True, use_packed_layout=True)),
         (["a"], lambda: op((a8.to(torch.bfloat16), sfa), b, d, ids)),  # dtype
         (["sfa"], lambda: op((a8, sfa[:, :2]), b, d, ids)),  # scale shape
-        (["b"], lambda: op(a, (b8[:, :, :256], sfb), d, ids)),  # K disagrees with a
+        (["a", "b"], lambda: op(a, (b8[:, :, :256], sfb), d, ids)),  # K disagrees with a
         (["sfb"], lambda: op(a, (b8, sfb[:g - 1]), d, ids)),  # groups disagree with b
         (["b"], lambda: op(a, (b8.transpose(1, 2).contiguous().transpose(1, 2), sfb), d, ids)),  # MN-major FP8 B
         (["d", "a"], lambda: op(a, b, tall, ids)),  # rows disagree with a
         (["d"], lambda: op(a, b, d.float(), ids)),  # BF16 output only
+        (["expected_m_for_psum_layout", "expected_m"],
+         lambda: op(a, b, d, ids, expected_m_for_psum_layout=64)),  # a hint of the psum and packed layouts only
+        (["expected_m_for_psum_layout", "expected_m"],
+         lambda: op(a, b, d, ends, use_psum_layout=True, expected_m_for_psum_layout=0)),
+        (["recipe"], lambda: op(a, b, d, ids, recipe=(1, 1, 128))),  # the 1D2D recipe only
     ], d, tall)
 
 
@@ -452,6 +490,7 @@ def test_masked_bad_inputs():
         (["d"], lambda: op(a, b, short, masked, 64)),  # M_max disagrees with a
         (["sfa"], lambda: op((a8, sfa[:, :, :1]), b, d, masked, 64)),
         (["sfb"], lambda: op(a, (b8, sfb[:, :1]), d, masked, 64)),
+        (["expected_m"], lambda: op(a, b, d, masked, 0)),
     ], d, short)
 
 
@@ -475,4 +514,7 @@ def test_k_grouped_bad_inputs():
         (["c"], lambda: op(sa, sb, d, ks, ks_tensor, c.to(torch.bfloat16))),  # dtype
         (["d", "c"], lambda: op(sa, sb, d.to(torch.bfloat16), ks, ks_tensor, c)),  # FP32 output only
         (["sfa"], lambda: op((a, sfa_t.T[:, :2]), sb, d, ks, ks_tensor, c)),  # sum(ks) / 128 scale columns
+        (["ks", "ks_cpu"], lambda: op(sa, sb, d, None, ks_tensor, c)),  # the host K list is required
+        (["use_psum_layout"], lambda: op(sa, sb, d, ks, ks_tensor, c, use_psum_layout=True)),  # not on SM90
+        (["recipe"], lambda: op(sa, sb, d, ks, ks_tensor, c, recipe=(1, 128, 128))),  # the 1D1D recipe only
     ], d)
