@@ -2,13 +2,17 @@
 claim that counts: the project's shared/anchor/README.md).
 
     source .anchor/build_deepgemm.sh .anchor/deepgemm-54e2261.tgz   # import deep_gemm works after this
-    python bench/vs_deepgemm.py [--sets fwd,dgrad,wgrad] [--sfa mn|row|mn,row] [--rounds 6] [--iters 10]
-                                [--shapes [SET:]MxNxK,...] [--jobs 12] [--out FILE|DIR] [--table FILE]
+    python bench/vs_deepgemm.py [--suites dense,contiguous,masked,kgrouped|all] [--sets SET,...]
+                                [--sfa mn|row|mn,row] [--rounds 6] [--iters 10] [--shapes [SET:][G]xMxNxK,...]
+                                [--jobs 12] [--out FILE|DIR] [--table FILE] [--plot [PNG]]
                                 [--no-kernel-sums] [--skip-first-call] [--skip-host]
     (scripts/gpu_check.sh deepgemm does all of this on the GPU machine)
 
-Sets (the dense FP8 sets of the 2026-11-25 head-to-head, the project's reference/anchors_h100.md; shapes from the suite
-deepseek-v3, src/api/suites.cpp, without its M = 64 forward rows):
+Suites (--suites, default dense) are groups of sets: dense = fwd, dgrad, wgrad; contiguous = contiguous,
+contiguous-psum; masked = masked, masked-4x; kgrouped = kgrouped. --sets adds single sets (alone: only those).
+
+Dense sets (the dense FP8 sets of the 2026-11-25 head-to-head, the project's reference/anchors_h100.md; shapes from the
+suite deepseek-v3, src/api/suites.cpp, without its M = 64 forward rows):
   fwd    22 shapes: M in (1, 128, 4096) x the seven DeepSeek-V3 (N, K), and 8192^3. 1D2D: A per 1x128, B per
          128x128, BF16 D = A B^T.
   dgrad   7 shapes: (4096, K, N) for each (N, K). Same kernel family as fwd.
@@ -31,8 +35,29 @@ per kernel) and hopgemm's NVRTC ones run in parallel and the timed process only 
 Then, once: the first call of a new shape on a fresh cache (compile + load) in a fresh process per library, and the
 Python host time per call (no synchronisation in the loop).
 
-Grouped suites (m-grouped contiguous / masked, k-grouped) are new entries of SETS: a make-case function (the inputs,
-the output, the reference, the FLOPs) and one call function per library.
+Grouped sets (the MoE GEMMs of DeepGEMM HEAD's tests/generators.py, reference §7.3 / §7.4, its inputs built as its
+generators build them; rows GxMxNxK with M the expected rows per group, K the expected K per group for kgrouped):
+  contiguous       8 rows: (G, M) in ((4, 8192), (8, 4096)) x (N, K) in ((6144, 7168), (7168, 3072), (4096, 4096),
+                   (4096, 2048)); group g has int(M * U(0.7, 1.3)) rows padded to 128 with -1 ids (A's padding rows
+                   zero), m_grouped_fp8_gemm_nt_contiguous(a, b, d, grouped_layout).
+  contiguous-psum  the same rows, grouped_layout = the unaligned cumulative ends, use_psum_layout=True.
+  masked          16 rows: (G, M) in ((32, 192), (6, 1024), (32, 20), (6, 20)) x the same (N, K); A [G, 4096, K],
+                   masked_m[g] = int(M * U(0.7, 1.3)), expected_m passed = int(M * 1.2) (as DeepGEMM HEAD's test).
+                   The rows with M = 20 also report the bandwidth of reading B against a torch device copy timed in
+                   the same run.
+  masked-4x        6 rows: (G, M) in ((32, 20), (6, 20), (32, 192)) x (N, K) in ((4096, 7168), (7168, 3072)) with
+                   the real rows 4x the expected ones (masked_m ~ 4 M U(0.7, 1.3)) and expected_m = int(M * 1.2), each
+                   library also timed (same loop) given the right expected_m: the cost of a wrong hint.
+  kgrouped         the six EP cases (G, M, N, expected K): (4, 4096, 7168, 8192), (4, 7168, 2048, 8192),
+                   (8, 4096, 7168, 4096), (8, 7168, 2048, 4096), (16, 4096, 7168, 2048), (16, 7168, 2048, 2048);
+                   ks[g] = align(int(K * U(0.7, 1.3)), 128), flat K-major operands cast per channel per group, FP32
+                   D += A_g B_g^T with C = D: k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, d).
+DeepGEMM 54e2261 (HEAD) names the layout arguments grouped_layout / ks_cpu where its SEED named them m_indices / ks:
+every call passes them by position. --sfa applies to A's scales (and, for kgrouped, B's: "mn" = sf.T of the
+[sum_k / 128, MN] scales, as DeepGEMM's tests pass them; "row": hopgemm takes MN-major k-grouped scales only, so its
+timed call includes get_mn_major_tma_aligned_tensor of each, the transpose DeepGEMM makes inside its call). FLOPs
+count valid rows only; calc_diff compares the rows a group computes. No cuBLASLt baseline for the grouped rows:
+hopgemm's cuBLASLt blockwise wrappers are C++ only (`hopgemm bench`), not reachable from Python.
 """
 import argparse
 import datetime
@@ -57,6 +82,20 @@ MODULE_NAMES = {"hopgemm": "hopgemm", "deepgemm": "deep_gemm"}
 DEEPSEEK_V3_NK = ((2112, 7168), (576, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048))
 FORWARD_M = (1, 128, 4096)
 BACKWARD_M = 4096
+
+# The grouped suites of DeepGEMM HEAD's tests/generators.py (reference §7.4).
+CONTIGUOUS_GROUPS = ((4, 8192), (8, 4096))  # (G, expected rows per group)
+GROUPED_NK = ((6144, 7168), (7168, 3072), (4096, 4096), (4096, 2048))
+MASKED_GROUPS = ((32, 192), (6, 1024), (32, 20), (6, 20))
+MASKED_MAX_M = 4096
+# masked-4x: the real rows 4x the expected (the hint DeepGEMM's README warns about), against the right hint.
+MASKED_4X_GROUPS = ((32, 20), (6, 20), (32, 192))
+MASKED_4X_NK = ((4096, 7168), (7168, 3072))
+K_GROUPED_CASES = ((4, 4096, 7168, 8192), (4, 7168, 2048, 8192),  # EP64: (G, m, n, expected k per group)
+                   (8, 4096, 7168, 4096), (8, 7168, 2048, 4096),  # EP32
+                   (16, 4096, 7168, 2048), (16, 7168, 2048, 2048))  # EP16
+B_READ_ROWS_M = 20  # masked rows whose B-read bandwidth is compared with the device copy's
+GROUPED_WARM_JOBS = 6  # warm-up workers at most when grouped sets run (their inputs take several GB each)
 
 FLUSH_BYTES = 256 << 20  # written before every timed call: five times the H100's 50 MB L2
 BAD_DIFF = 1e-3           # DeepGEMM's own threshold (against the BF16 product); ours is the dequantised product
@@ -94,6 +133,15 @@ class DenseCase:
     @property
     def flops(self):
         return 2.0 * self.m * self.n * self.k
+
+    @property
+    def bytes(self):
+        """A and B read once (FP8), D written once (and read once more when accumulating)."""
+        return self.m * self.k + self.n * self.k + self.m * self.n * (8 if self.accumulate else 2)
+
+    def checked(self, d):
+        """The elements of an output that calc_diff compares with reference(): all of them."""
+        return d
 
     def new_output(self):
         """A fresh D: C's value when accumulating, else NaN (an element a kernel fails to write shows in calc_diff)."""
@@ -152,16 +200,279 @@ def call_dense(lib, case, layout, d):
         lib.fp8_gemm_nt(a, b, d)
 
 
+# ---- grouped cases (reference §7.3: DeepGEMM's generators, quantised by hopgemm) ------------------------------------
+
+
+def _scale_layouts(layouts, sf):
+    """{layout: sf as passed}: "mn" MN-major TMA-aligned (hopgemm.get_mn_major_tma_aligned_tensor, 2-D or 3-D), "row"
+    row-major as the quantiser returns it."""
+    import hopgemm
+
+    return {layout: hopgemm.get_mn_major_tma_aligned_tensor(sf) if layout == "mn" else sf for layout in layouts}
+
+
+@dataclass
+class MGroupedCase:
+    """An M-grouped GEMM row: A [rows, k] (masked: [G, max_m, k]) per 1x128, B [G, n, k] per 128x128, BF16 D; `layout`
+    (hopgemm.testing.MGroupedLayout) says which rows each group computes, `grouped` is the op's layout argument (the
+    ids, the psum ends or masked_m)."""
+
+    kind: str  # "contiguous", "contiguous-psum" or "masked"
+    num_groups: int
+    m: int  # expected rows per group
+    n: int
+    k: int
+    layout: object
+    grouped: object
+    a8: object
+    sfa_row: object
+    b8: object
+    sfb: object
+    operands: dict
+    expected_m: int = 0  # masked: the hint passed (DeepGEMM HEAD's int(expected * 1.2))
+    right_expected_m: int = 0  # masked-4x: the hint that matches the real rows
+
+    @property
+    def flops(self):
+        return 2.0 * self.layout.valid_rows * self.n * self.k
+
+    @property
+    def b_bytes(self):
+        """B and its scales, read once."""
+        return self.b8.numel() + self.sfb.numel() * 4
+
+    @property
+    def bytes(self):
+        """Valid rows of A (with their scales) read and of D written once, B read once (DeepGEMM's count_bytes)."""
+        rows = self.layout.valid_rows
+        return rows * (self.k + _ceil_div(self.k, 128) * 4 + self.n * 2) + self.b_bytes
+
+    def new_output(self):
+        torch = _torch()
+        shape = (self.num_groups, self.a8.shape[1], self.n) if self.kind == "masked" else (self.a8.shape[0], self.n)
+        return torch.full(shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+
+    def checked(self, d):
+        """The computed rows of an output, segment after segment (the rows reference() returns)."""
+        torch = _torch()
+        flat = d.view(-1, self.n)
+        return torch.cat([flat[start:end] for _, start, end in self.layout.segments])
+
+    def reference(self):
+        """FP32 (TF32 off) product of the dequantised inputs, the computed rows only, segment after segment."""
+        torch = _torch()
+        a8, sfa = self.a8.view(-1, self.k), self.sfa_row.view(-1, self.sfa_row.shape[-1])
+        out = []
+        for g, start, end in self.layout.segments:
+            a = a8[start:end].float() * sfa[start:end].repeat_interleave(128, dim=1)[:, : self.k]
+            sfb = self.sfb[g].repeat_interleave(128, dim=0)[: self.n].repeat_interleave(128, dim=1)[:, : self.k]
+            out.append(a @ (self.b8[g].float() * sfb).T)
+        ref = torch.cat(out)
+        torch.cuda.synchronize()
+        return ref
+
+
+def _grouped_b(num_groups, n, k, gen):
+    """B [G, n, k] randn, cast per group per 128x128 (DeepGEMM's grouped_cast with block casts)."""
+    from hopgemm.utils import per_block_cast_to_fp8
+
+    torch = _torch()
+    b8 = torch.empty(num_groups, n, k, device="cuda", dtype=torch.float8_e4m3fn)
+    sfb = torch.empty(num_groups, _ceil_div(n, 128), _ceil_div(k, 128), device="cuda", dtype=torch.float32)
+    for g in range(num_groups):
+        b8[g], sfb[g] = per_block_cast_to_fp8(torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen))
+    return b8, sfb
+
+
+def make_contiguous_case(shape, layouts, seed, psum):
+    """DeepGEMM's generate_m_grouped_contiguous: group g has int(m * U(0.7, 1.3)) rows, padded to 128 (-1 ids, or psum
+    ends); A randn with its padding rows zeroed."""
+    import random
+
+    from hopgemm.testing import m_grouped_ids_layout, m_grouped_psum_layout
+    from hopgemm.utils import per_token_cast_to_fp8
+
+    torch = _torch()
+    num_groups, m, n, k = shape
+    rng = random.Random(seed)
+    sizes = [int(m * rng.uniform(0.7, 1.3)) for _ in range(num_groups)]
+    layout = m_grouped_psum_layout(sizes) if psum else m_grouped_ids_layout(sizes)
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(layout.num_rows, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    valid = torch.zeros(layout.num_rows, device="cuda", dtype=torch.bool)
+    for _, start, end in layout.segments:
+        valid[start:end] = True
+    a[~valid] = 0
+    a8, sfa = per_token_cast_to_fp8(a)
+    del a
+    b8, sfb = _grouped_b(num_groups, n, k, gen)
+    operands = {layout_name: ((a8, sf), (b8, sfb)) for layout_name, sf in _scale_layouts(layouts, sfa).items()}
+    torch.cuda.synchronize()
+    return MGroupedCase("contiguous-psum" if psum else "contiguous", num_groups, m, n, k, layout, layout.tensor(), a8,
+                        sfa, b8, sfb, operands)
+
+
+def make_masked_case(shape, layouts, seed, real_factor=1):
+    """DeepGEMM's generate_m_grouped_masked: A randn [G, MASKED_MAX_M, k], masked_m[g] = int(m * U(0.7, 1.3)) (times
+    real_factor for masked-4x, capped at MASKED_MAX_M), SFA rows past masked_m zeroed; the hint passed is
+    int(m * 1.2) as DeepGEMM HEAD's test passes it (and int(real_factor * m * 1.2) as the right one)."""
+    import random
+
+    from hopgemm.testing import m_grouped_masked_layout
+    from hopgemm.utils import per_token_cast_to_fp8
+
+    torch = _torch()
+    num_groups, m, n, k = shape
+    rng = random.Random(seed)
+    masked_m = [min(MASKED_MAX_M, int(real_factor * m * rng.uniform(0.7, 1.3))) for _ in range(num_groups)]
+    layout = m_grouped_masked_layout(masked_m, MASKED_MAX_M)
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(num_groups * MASKED_MAX_M, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    a8, sfa = per_token_cast_to_fp8(a)
+    del a
+    a8, sfa = a8.view(num_groups, MASKED_MAX_M, k), sfa.view(num_groups, MASKED_MAX_M, -1)
+    for g, rows in enumerate(masked_m):
+        sfa[g, rows:] = 0
+    b8, sfb = _grouped_b(num_groups, n, k, gen)
+    operands = {layout_name: ((a8, sf), (b8, sfb)) for layout_name, sf in _scale_layouts(layouts, sfa).items()}
+    torch.cuda.synchronize()
+    return MGroupedCase("masked", num_groups, m, n, k, layout, layout.tensor(), a8, sfa, b8, sfb, operands,
+                        expected_m=int(m * 1.2), right_expected_m=int(real_factor * m * 1.2))
+
+
+def call_contiguous(lib, case, layout, d):
+    """The same deep_gemm call for both libraries; grouped_layout (HEAD) / m_indices (SEED) passed by position."""
+    a, b = case.operands[layout]
+    if case.kind == "contiguous-psum":
+        lib.m_grouped_fp8_gemm_nt_contiguous(a, b, d, case.grouped, use_psum_layout=True)
+    else:
+        lib.m_grouped_fp8_gemm_nt_contiguous(a, b, d, case.grouped)
+
+
+def call_masked(lib, case, layout, d):
+    a, b = case.operands[layout]
+    lib.m_grouped_fp8_gemm_nt_masked(a, b, d, case.grouped, case.expected_m)
+
+
+def call_masked_right_hint(lib, case, layout, d):
+    """masked-4x's variant: the same call given the expected_m that matches the real rows."""
+    a, b = case.operands[layout]
+    lib.m_grouped_fp8_gemm_nt_masked(a, b, d, case.grouped, case.right_expected_m)
+
+
+@dataclass
+class KGroupedCase:
+    """A k-grouped weight-gradient row: d[g] [m, n] FP32 = C[g] + A_g B_g^T with C aliasing d, A_g / B_g K-major
+    [m, ks[g]] / [n, ks[g]] in flat FP8 buffers, per-channel scales [mn, sum(ks) / 128]."""
+
+    num_groups: int
+    m: int
+    n: int
+    k: int  # expected k per group
+    ks: list
+    ks_tensor: object
+    a8: object
+    sfa_t: object  # [sum(ks) / 128, m]
+    b8: object
+    sfb_t: object
+    c0: object
+    operands: dict
+
+    @property
+    def flops(self):
+        return 2.0 * self.m * self.n * sum(self.ks)
+
+    @property
+    def bytes(self):
+        """A, B and their scales read once; D read (C) and written once."""
+        return self.a8.numel() + self.b8.numel() + (self.sfa_t.numel() + self.sfb_t.numel()) * 4 + self.c0.numel() * 8
+
+    def checked(self, d):
+        return d
+
+    def new_output(self):
+        return self.c0.clone()
+
+    def reference(self):
+        torch = _torch()
+        ref = self.c0.clone()
+        off = 0
+        for g, k in enumerate(self.ks):
+            blocks = slice(off // 128, (off + k) // 128)
+            a = self.a8[off * self.m:(off + k) * self.m].view(self.m, k).float()
+            b = self.b8[off * self.n:(off + k) * self.n].view(self.n, k).float()
+            a *= self.sfa_t[blocks].T.repeat_interleave(128, dim=1)
+            b *= self.sfb_t[blocks].T.repeat_interleave(128, dim=1)
+            ref[g] += a @ b.T
+            off += k
+        torch.cuda.synchronize()
+        return ref
+
+
+def make_k_grouped_case(shape, layouts, seed):
+    """DeepGEMM's generate_k_grouped_contiguous for SM90 (K-major): ks[g] = align(max(1, int(k * U(0.7, 1.3))), 128),
+    A [sum_k, m] and B [sum_k, n] randn cast per group per channel, each group's block transposed into the flat buffer;
+    C = randn * 32 (D aliases it). Scale layouts: "mn" = sf.T as DeepGEMM's tests pass it, "row" = row-major."""
+    import random
+
+    from hopgemm.utils import per_channel_cast_to_fp8
+
+    torch = _torch()
+    num_groups, m, n, k = shape
+    rng = random.Random(seed)
+    ks = [_ceil_div(max(1, int(k * rng.uniform(0.7, 1.3))), 128) * 128 for _ in range(num_groups)]
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    flats = []
+    for mn in (m, n):
+        flat = torch.empty(sum(ks) * mn, device="cuda", dtype=torch.float8_e4m3fn)
+        sf_t = torch.empty(sum(ks) // 128, mn, device="cuda", dtype=torch.float32)
+        off = 0
+        for kg in ks:
+            x8, sf = per_channel_cast_to_fp8(torch.randn(kg, mn, device="cuda", dtype=torch.bfloat16, generator=gen))
+            flat[off * mn:(off + kg) * mn] = x8.T.contiguous().view(-1)
+            sf_t[off // 128:(off + kg) // 128] = sf
+            off += kg
+        flats += [flat, sf_t]
+    a8, sfa_t, b8, sfb_t = flats
+    c0 = torch.randn(num_groups, m, n, device="cuda", generator=gen) * 32
+    operands = {layout: ((a8, sfa_t.T if layout == "mn" else sfa_t.T.contiguous()),
+                         (b8, sfb_t.T if layout == "mn" else sfb_t.T.contiguous())) for layout in layouts}
+    torch.cuda.synchronize()
+    return KGroupedCase(num_groups, m, n, k, ks, torch.tensor(ks, device="cuda", dtype=torch.int32), a8, sfa_t, b8,
+                        sfb_t, c0, operands)
+
+
+def call_k_grouped(lib, case, layout, d):
+    """(a, b, d, ks, ks_tensor, c) by position: deep_gemm HEAD names them ks_cpu / grouped_layout, SEED ks / ks_tensor;
+    C = D (SEED needed it, HEAD requires a C). DeepGEMM takes row-major scales and transposes them inside the call."""
+    a, b = case.operands[layout]
+    lib.k_grouped_fp8_gemm_nt_contiguous(a, b, d, case.ks, case.ks_tensor, d)
+
+
+def call_k_grouped_hopgemm(lib, case, layout, d):
+    """call_k_grouped; hopgemm takes the k-grouped scales MN-major only, so with row-major ones the call includes the
+    get_mn_major_tma_aligned_tensor a user would make (the same transpose DeepGEMM makes inside its call)."""
+    if layout == "row":
+        (a8, sfa), (b8, sfb) = case.operands[layout]
+        lib.k_grouped_fp8_gemm_nt_contiguous((a8, lib.get_mn_major_tma_aligned_tensor(sfa)),
+                                             (b8, lib.get_mn_major_tma_aligned_tensor(sfb)), d, case.ks, case.ks_tensor,
+                                             d)
+    else:
+        call_k_grouped(lib, case, layout, d)
+
+
 # ---- the sets ------------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class BenchSet:
     name: str
-    shapes: tuple                # rows: (m, n, k)
-    make_case: Callable          # (shape, layouts, seed) -> case with .flops, .new_output(), .reference()
+    shapes: tuple                # rows: (m, n, k), grouped (G, m, n, k)
+    make_case: Callable          # (shape, layouts, seed) -> case with .flops, .bytes, .new_output(), .reference()
+                                 # and .checked(d) (the elements of an output that reference() holds)
     call_hopgemm: Callable       # (hopgemm module, case, layout, d) -> None
     call_deepgemm: Callable      # (deep_gemm module, case, layout, d) -> None
+    variants: tuple = ()         # (name, call): further calls of each library timed in the same loop
 
     def call(self, library):
         return self.call_hopgemm if library == "hopgemm" else self.call_deepgemm
@@ -175,6 +486,22 @@ def _make_1d1d(shape, layouts, seed):
     return make_dense_case(shape, layouts, seed, accumulate=True)
 
 
+def _make_contiguous(shape, layouts, seed):
+    return make_contiguous_case(shape, layouts, seed, psum=False)
+
+
+def _make_contiguous_psum(shape, layouts, seed):
+    return make_contiguous_case(shape, layouts, seed, psum=True)
+
+
+def _make_masked(shape, layouts, seed):
+    return make_masked_case(shape, layouts, seed)
+
+
+def _make_masked_4x(shape, layouts, seed):
+    return make_masked_case(shape, layouts, seed, real_factor=4)
+
+
 SETS = {
     s.name: s
     for s in (
@@ -182,35 +509,58 @@ SETS = {
                  _make_1d2d, call_dense, call_dense),
         BenchSet("dgrad", tuple((BACKWARD_M, k, n) for n, k in DEEPSEEK_V3_NK), _make_1d2d, call_dense, call_dense),
         BenchSet("wgrad", tuple((n, k, BACKWARD_M) for n, k in DEEPSEEK_V3_NK), _make_1d1d, call_dense, call_dense),
+        BenchSet("contiguous", tuple((g, m, n, k) for g, m in CONTIGUOUS_GROUPS for n, k in GROUPED_NK),
+                 _make_contiguous, call_contiguous, call_contiguous),
+        BenchSet("contiguous-psum", tuple((g, m, n, k) for g, m in CONTIGUOUS_GROUPS for n, k in GROUPED_NK),
+                 _make_contiguous_psum, call_contiguous, call_contiguous),
+        BenchSet("masked", tuple((g, m, n, k) for g, m in MASKED_GROUPS for n, k in GROUPED_NK),
+                 _make_masked, call_masked, call_masked),
+        BenchSet("masked-4x", tuple((g, m, n, k) for g, m in MASKED_4X_GROUPS for n, k in MASKED_4X_NK),
+                 _make_masked_4x, call_masked, call_masked, variants=(("right_expected_m", call_masked_right_hint),)),
+        BenchSet("kgrouped", K_GROUPED_CASES, make_k_grouped_case, call_k_grouped_hopgemm, call_k_grouped),
     )
 }
+# --suites: named groups of sets.
+SUITES = {"dense": ("fwd", "dgrad", "wgrad"), "contiguous": ("contiguous", "contiguous-psum"),
+          "masked": ("masked", "masked-4x"), "kgrouped": ("kgrouped",)}
 
 
 # ---- arguments -----------------------------------------------------------------------------------------------------
 
 
 def parse_shape(text):
+    """MxNxK, or GxMxNxK for a grouped row, positive integers."""
     parts = text.lower().split("x")
-    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise argparse.ArgumentTypeError(f"'{text}' is not MxNxK with positive integers")
+    if len(parts) not in (3, 4) or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"'{text}' is not MxNxK (or GxMxNxK) with positive integers")
     return tuple(int(p) for p in parts)
+
+
+def parse_dense_shape(text):
+    shape = parse_shape(text)
+    if len(shape) != 3:
+        raise argparse.ArgumentTypeError(f"'{text}' is not MxNxK")
+    return shape
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--sets", default="fwd,dgrad,wgrad", help="comma-separated, of: " + ", ".join(SETS))
+    p.add_argument("--suites", default="", help="comma-separated, of: " + ", ".join(
+        f"{name} ({'+'.join(sets)})" for name, sets in SUITES.items()) + ", or all (default: dense, unless --sets)")
+    p.add_argument("--sets", default="", help="comma-separated, of: " + ", ".join(SETS) + " (added to --suites')")
     p.add_argument("--sfa", default="mn", help="scale layouts to time: mn, row or mn,row (see above)")
-    p.add_argument("--shapes", default="", help="only these rows: [SET:]MxNxK,... (default: every row of --sets)")
+    p.add_argument("--shapes", default="", help="only these rows: [SET:]MxNxK or [SET:]GxMxNxK,... (default: every "
+                   "row of the selected sets)")
     p.add_argument("--rounds", type=int, default=6, help="rounds per row, the libraries' order alternating (6)")
     p.add_argument("--iters", type=int, default=10, help="timed calls per library per round (10)")
     p.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 4),
                    help="warm-up worker processes (default min(12, cores)); 0: no warm-up pass")
     p.add_argument("--warm-timeout", type=float, default=240.0, help="seconds the warm-up pass may take (240)")
-    p.add_argument("--first-call-shape", type=parse_shape, default=(4096, 7168, 2048),
+    p.add_argument("--first-call-shape", type=parse_dense_shape, default=(4096, 7168, 2048),
                    help="fwd shape whose first call is timed on fresh caches (4096x7168x2048); "
                         "M, N, K multiples of 128")
-    p.add_argument("--host-shape", type=parse_shape, default=(128, 576, 512),
+    p.add_argument("--host-shape", type=parse_dense_shape, default=(128, 576, 512),
                    help="fwd shape of the host-time-per-call measurement (128x576x512)")
     p.add_argument("--no-kernel-sums", action="store_true",
                    help="skip the torch-profiler kernel sums (a cross-check of the event times)")
@@ -219,14 +569,23 @@ def parse_args(argv):
     p.add_argument("--out", default="", help="JSON file, or a directory for the default name "
                    "(default: bench/results/<gpu>-<date>-vs-deepgemm-<commit>.json)")
     p.add_argument("--table", default="", help="also write the printed table and summary to this file")
+    p.add_argument("--plot", nargs="?", const="auto", default="",
+                   help="also plot the ratios per row (matplotlib) to this PNG (no value: next to the JSON)")
     # Internal: the warm-up workers and the first-call processes.
     p.add_argument("--warm-worker", default="", help=argparse.SUPPRESS)
     p.add_argument("--first-call-worker", default="", choices=("",) + LIBRARIES, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    args.sets = [s for s in args.sets.split(",") if s]
-    for s in args.sets:
+    suites = [s for s in args.suites.split(",") if s] or ([] if args.sets else ["dense"])
+    if "all" in suites:
+        suites = list(SUITES)
+    for s in suites:
+        if s not in SUITES:
+            p.error(f"--suites: unknown suite '{s}' (known: {', '.join(SUITES)}, all)")
+    wanted = {x for suite in suites for x in SUITES[suite]} | {x for x in args.sets.split(",") if x}
+    for s in wanted:
         if s not in SETS:
             p.error(f"--sets: unknown set '{s}' (known: {', '.join(SETS)})")
+    args.sets = [s for s in SETS if s in wanted]
     args.layouts = [s for s in args.sfa.split(",") if s]
     if not args.layouts or any(s not in ("mn", "row") for s in args.layouts):
         p.error(f"--sfa must be mn, row or mn,row, got '{args.sfa}'")
@@ -276,7 +635,9 @@ def load_libraries():
 
 
 def seed_of(set_name, shape):
-    return (sum(ord(c) for c in set_name) * 1000003 + shape[0] * 7919 + shape[1] * 131 + shape[2]) % (2**31)
+    *groups, m, n, k = shape
+    seed = sum(ord(c) for c in set_name) * 1000003 + m * 7919 + n * 131 + k
+    return (seed + sum(g * 104729 for g in groups)) % (2**31)
 
 
 def shape_text(shape):
@@ -298,16 +659,18 @@ def run_warm_worker(args):
         except Exception as e:  # noqa: BLE001 (one failing row must not stop the others)
             print(f"warm FAIL inputs {set_name} {shape_text(shape)}: {type(e).__name__}: {e}", flush=True)
             continue
+        calls = [(lib, set_name, bench_set.call(lib)) for lib in LIBRARIES]
+        calls += [(lib, f"{set_name}:{variant}", call) for variant, call in bench_set.variants for lib in LIBRARIES]
         for layout in args.layouts:
-            for lib in LIBRARIES:
+            for lib, what, call in calls:
                 start = time.perf_counter()
                 try:
-                    bench_set.call(lib)(mods[lib], case, layout, case.new_output())
+                    call(mods[lib], case, layout, case.new_output())
                     torch.cuda.synchronize()
-                    print(f"warm ok {lib} {set_name} {shape_text(shape)} {layout} {time.perf_counter() - start:.2f} s",
+                    print(f"warm ok {lib} {what} {shape_text(shape)} {layout} {time.perf_counter() - start:.2f} s",
                           flush=True)
                 except Exception as e:  # noqa: BLE001
-                    print(f"warm FAIL {lib} {set_name} {shape_text(shape)} {layout}: {type(e).__name__}: "
+                    print(f"warm FAIL {lib} {what} {shape_text(shape)} {layout}: {type(e).__name__}: "
                           f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
         del case
         torch.cuda.empty_cache()
@@ -317,6 +680,10 @@ def warm_up(args, argv):
     """Runs the workers; returns {(lib, set, shape, layout): error} for the calls that failed."""
     tasks = warm_tasks(args)
     count = max(1, min(args.jobs, len(tasks)))
+    if any(s not in SUITES["dense"] for s in args.sets) and count > GROUPED_WARM_JOBS:
+        # A masked row's inputs and output take ~6 GB at once: a dozen workers could fill an 80 GB GPU.
+        print(f"warm-up: {count} workers capped at {GROUPED_WARM_JOBS} for the grouped sets' memory", flush=True)
+        count = GROUPED_WARM_JOBS
     print(f"warm-up: {len(tasks)} rows x {len(args.layouts)} layout(s) x 2 libraries on {count} worker processes",
           flush=True)
     start = time.perf_counter()
@@ -608,18 +975,22 @@ def default_out_name(gpu, date, commit):
 
 
 def summarise(rows, layouts, sets):
-    """Geomean / min / max of DeepGEMM time / hopgemm time per (set, layout), and over all sets per layout."""
+    """Geomean / min / max of DeepGEMM time / hopgemm time per (set, layout), per suite of more than one selected set
+    (named [suite]), and over all sets, per layout."""
+    groups = [(name, [name]) for name in sets]
+    groups += [(f"[{name}]", [x for x in members if x in sets]) for name, members in SUITES.items()
+               if sum(1 for x in members if x in sets) > 1]
+    groups.append(("all", list(sets)))
     out = []
     for layout in layouts:
-        for set_name in list(sets) + ["all"]:
-            picked = [r for r in rows if r["sfa"] == layout and (set_name == "all" or r["set"] == set_name)
-                      and r.get("ratio") is not None]
+        for group, members in groups:
+            picked = [r for r in rows if r["sfa"] == layout and r["set"] in members and r.get("ratio") is not None]
             if not picked:
                 continue
             low = min(picked, key=lambda r: r["ratio"])
             high = max(picked, key=lambda r: r["ratio"])
             kernels = [r["ratio_kernels"] for r in picked if r.get("ratio_kernels") is not None]
-            out.append({"set": set_name, "sfa": layout, "rows": len(picked),
+            out.append({"set": group, "sfa": layout, "rows": len(picked),
                         "geomean_ratio": geomean([r["ratio"] for r in picked]),
                         "geomean_ratio_best": geomean([r["ratio_best"] for r in picked]),
                         "geomean_ratio_kernels": geomean(kernels) if len(kernels) == len(picked) else None,
@@ -654,15 +1025,17 @@ class Report:
                 f.write("\n".join(self.lines) + "\n")
 
 
-ROW_HEADER = (f"{'set':5} {'sfa':3} {'M':>5} {'N':>5} {'K':>5} | {'hopgemm us':>10} {'TFLOPS':>6} | "
+ROW_HEADER = (f"{'set':15} {'sfa':3} {'G':>3} {'M':>5} {'N':>5} {'K':>5} | {'hopgemm us':>10} {'TFLOPS':>6} | "
               f"{'DeepGEMM us':>11} {'TFLOPS':>6} | {'DG/hop':>6} {'best':>6} {'kernel':>6} | "
               f"{'diff hop':>8} {'diff DG':>8} {'hop-DG':>8} | note")
 
 
 def format_row(r):
-    m, n, k = (int(x) for x in r["shape"].split("x"))
+    """One table line; M is the expected rows per group of an M-grouped row, K the expected K of a k-grouped one."""
+    *groups, m, n, k = (int(x) for x in r["shape"].split("x"))
     h, d = r.get("hopgemm") or {}, r.get("deepgemm") or {}
-    return (f"{r['set']:5} {r['sfa']:3} {m:5} {n:5} {k:5} | {fmt(h.get('median_us'), '10.1f')} "
+    return (f"{r['set']:15} {r['sfa']:3} {groups[0] if groups else '':>3} {m:5} {n:5} {k:5} | "
+            f"{fmt(h.get('median_us'), '10.1f')} "
             f"{fmt(h.get('tflops'), '6.0f')} | {fmt(d.get('median_us'), '11.1f')} {fmt(d.get('tflops'), '6.0f')} | "
             f"{fmt(r.get('ratio'), '6.3f')} {fmt(r.get('ratio_best'), '6.3f')} {fmt(r.get('ratio_kernels'), '6.3f')} | "
             f"{fmt(r.get('diff_hopgemm_ref'), '8.1e')} {fmt(r.get('diff_deepgemm_ref'), '8.1e')} "
@@ -670,46 +1043,113 @@ def format_row(r):
 
 
 def measure_row(torch, mods, bench_set, case, ref, layout, args, flush, kernel_sums, row):
-    """Checks and times one (row, layout) into `row`."""
+    """Checks and times one (row, layout) into `row`; a set's variants (further calls of each library) are checked and
+    timed in the same interleaved loop, into row["variants"]."""
     from hopgemm.testing import calc_diff
 
     outputs, notes = {}, []
-    for lib in LIBRARIES:
+    calls = [(lib, lib, bench_set.call(lib)) for lib in LIBRARIES]
+    calls += [(f"{lib}:{name}", lib, call) for name, call in bench_set.variants for lib in LIBRARIES]
+    for key, lib, call in calls:
         try:
             d = case.new_output()
-            bench_set.call(lib)(mods[lib], case, layout, d)
+            call(mods[lib], case, layout, d)
             torch.cuda.synchronize()
-            outputs[lib] = d
+            outputs[key] = d
         except Exception as e:  # noqa: BLE001 (the row is reported with the error; the run goes on)
-            notes.append(f"{lib} failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
-    diffs = {f"diff_{lib}_ref": float(calc_diff(d, ref)) for lib, d in outputs.items()}
-    if len(outputs) == 2:
-        diffs["diff_hopgemm_deepgemm"] = float(calc_diff(outputs["hopgemm"], outputs["deepgemm"]))
+            notes.append(f"{key} failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    diffs = {f"diff_{key}_ref": float(calc_diff(case.checked(d), ref)) for key, d in outputs.items()}
+    if "hopgemm" in outputs and "deepgemm" in outputs:
+        diffs["diff_hopgemm_deepgemm"] = float(calc_diff(case.checked(outputs["hopgemm"]),
+                                                         case.checked(outputs["deepgemm"])))
     for key, value in diffs.items():
         if key.endswith("_ref") and not value < BAD_DIFF:  # also catches NaN (non-finite output)
-            notes.append(f"WRONG {key.split('_')[1]} (diff {value:.1e}, limit {BAD_DIFF:g})")
+            notes.append(f"WRONG {key[len('diff_'):-len('_ref')]} (diff {value:.1e}, limit {BAD_DIFF:g})")
         row[key] = value if math.isfinite(value) else None  # JSON has no NaN
     # The timed calls reuse the checked outputs (an accumulating case keeps adding into its D).
-    fns = {lib: functools.partial(bench_set.call(lib), mods[lib], case, layout, d) for lib, d in outputs.items()}
+    fns = {key: functools.partial(call, mods[lib], case, layout, outputs[key])
+           for key, lib, call in calls if key in outputs}
     for fn in fns.values():
         fn()
         fn()
     torch.cuda.synchronize()
     if fns:
         timing = time_libraries(fns, args.rounds, args.iters, flush)
-        for lib, t in timing.items():
+        for key, t in timing.items():
             t["tflops"] = case.flops / (t["median_us"] * 1e-6) / 1e12
-            row[lib] = t
-        if len(timing) == 2:
+            t["gbps"] = case.bytes / (t["median_us"] * 1e-6) / 1e9
+            if hasattr(case, "b_bytes"):
+                t["b_read_gbps"] = case.b_bytes / (t["median_us"] * 1e-6) / 1e9
+            lib, _, variant = key.partition(":")
+            if variant:
+                if lib in timing:
+                    t["main_over_variant"] = timing[lib]["median_us"] / t["median_us"]
+                row.setdefault("variants", {}).setdefault(variant, {})[lib] = t
+            else:
+                row[lib] = t
+        if "hopgemm" in timing and "deepgemm" in timing:
             row["ratio"] = timing["deepgemm"]["median_us"] / timing["hopgemm"]["median_us"]
             row["ratio_best"] = timing["deepgemm"]["best_us"] / timing["hopgemm"]["best_us"]
-        if kernel_sums is not None:
-            sums = kernel_sums.measure(fns, args.iters)
+        main_fns = {lib: fn for lib, fn in fns.items() if lib in LIBRARIES}
+        if kernel_sums is not None and main_fns:
+            sums = kernel_sums.measure(main_fns, args.iters)
             for lib, us in sums.items():
                 row[lib]["kernel_us"] = us
             if len(sums) == 2:
                 row["ratio_kernels"] = sums["deepgemm"] / sums["hopgemm"]
+    for variant, per_lib in row.get("variants", {}).items():
+        notes.append(f"{variant}: " + ", ".join(
+            f"{lib} {t['median_us']:.1f} us (row's call / this {fmt(t.get('main_over_variant'), '.2f')})"
+            for lib, t in per_lib.items()))
     row["note"] = "; ".join(notes)
+
+
+def copy_bandwidth(torch, nbytes=1 << 30, iters=20):
+    """The device's copy bandwidth in this run: a torch copy of nbytes, CUDA events, median of iters; GB/s counts
+    the bytes read plus the bytes written (2 * nbytes per copy)."""
+    import statistics as stats
+
+    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").fill_(1)
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+    for start, stop in events:
+        start.record()
+        dst.copy_(src)
+        stop.record()
+    torch.cuda.synchronize()
+    us = stats.median(start.elapsed_time(stop) * 1e3 for start, stop in events)
+    del src, dst
+    torch.cuda.empty_cache()
+    return {"bytes": nbytes, "median_us": us, "gbps_read_plus_write": 2 * nbytes / (us * 1e-6) / 1e9}
+
+
+def plot_ratios(rows, path):
+    """One bar per (row, scale layout): DeepGEMM time / hopgemm time, grouped by set, a line at 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    picked = [r for r in rows if r.get("ratio") is not None]
+    if not picked:
+        return False
+    fig, ax = plt.subplots(figsize=(max(8, 0.28 * len(picked)), 5))
+    sets = list(dict.fromkeys(r["set"] for r in picked))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, r in enumerate(picked):
+        ax.bar(i, r["ratio"], color=colours[sets.index(r["set"]) % len(colours)])
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(picked)))
+    ax.set_xticklabels([f"{r['set']} {r['shape']} {r['sfa']}" for r in picked], rotation=90, fontsize=6)
+    ax.set_ylabel("DeepGEMM time / hopgemm time")
+    ax.set_title("> 1: hopgemm faster", fontsize=8)
+    ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[i % len(colours)]) for i in range(len(sets))],
+              labels=sets, fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return True
 
 
 def main(argv):
@@ -745,7 +1185,13 @@ def main(argv):
                        "the same over each library's best per-round median",
               "kernel_us": "cross-check: sum of the call's GPU kernels (torch profiler), one session of iters calls "
                            "per library after the event rounds; ratio_kernels = DeepGEMM / hopgemm of those",
-              "reference": "FP32 product (TF32 off) of the dequantised FP8 inputs (+ C); calc_diff as deep_gemm's"}
+              "reference": "FP32 product (TF32 off) of the dequantised FP8 inputs (+ C); calc_diff as deep_gemm's, "
+                           "over the rows a grouped GEMM computes",
+              "flops": "2 * M * N * K over valid rows (M-grouped: the groups' real rows; k-grouped: sum(ks))",
+              "gbps": "bytes / median time: A (valid rows) and B read once, D written once (k-grouped: D read as C "
+                      "too); b_read_gbps: B and its scales only",
+              "cublaslt_baseline": "not run: hopgemm's cuBLASLt blockwise baseline (src/bench/cublaslt_baselines.*) "
+                                   "is reachable from the C++ `hopgemm bench` only, not from Python"}
     report = Report(out, args.table, header, method)
     report.doc["first_call"] = first_call
     report.doc["warm_up_failures"] = sorted(warm_failures.values())
@@ -756,11 +1202,15 @@ def main(argv):
                "DeepGEMM / hopgemm time (median; best = best round; kernel = torch-profiler kernel sums)")
     report.say(ROW_HEADER)
 
+    if any(s.startswith("masked") for s in args.sets):
+        report.doc["copy_bandwidth"] = copy_bandwidth(torch)
     flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
     kernel_sums = None if args.no_kernel_sums else KernelSums(flush)
     for set_name, shape in selected_rows(args):
         bench_set = SETS[set_name]
-        base = {"set": set_name, "shape": shape_text(shape), "m": shape[0], "n": shape[1], "k": shape[2]}
+        *groups, m, n, k = shape
+        base = dict({"set": set_name, "shape": shape_text(shape)}, **({"g": groups[0]} if groups else {}), m=m, n=n,
+                    k=k)
         try:
             case = bench_set.make_case(shape, args.layouts, seed_of(set_name, shape))
             ref = case.reference()
@@ -799,13 +1249,23 @@ def main(argv):
     report.say("ratio = DeepGEMM time / hopgemm time (> 1: hopgemm faster); event medians unless named")
     for s in report.doc["summary"]:
         kernels = fmt(s["geomean_ratio_kernels"], ".3f")
-        report.say(f"{s['set']:5} sfa={s['sfa']:3} {s['rows']:2} rows: geomean {s['geomean_ratio']:.3f}x "
+        report.say(f"{s['set']:15} sfa={s['sfa']:3} {s['rows']:2} rows: geomean {s['geomean_ratio']:.3f}x "
                    f"(best-round {s['geomean_ratio_best']:.3f}x, kernel sums {kernels}x), "
                    f"min {s['min_ratio']:.3f}x ({s['min_row']}), max {s['max_ratio']:.3f}x ({s['max_row']}), "
                    f"hopgemm faster on {s['hopgemm_faster_rows']}")
     bad = [r for r in report.doc["rows"] if r.get("note")]
     for r in bad:
         report.say(f"note: {r['set']} {r['shape']} sfa={r['sfa']}: {r['note']}")
+    copy = report.doc.get("copy_bandwidth")
+    if copy:
+        report.say(f"device copy (torch, {copy['bytes'] >> 20} MiB): {copy['gbps_read_plus_write']:.0f} GB/s read + "
+                   f"written; B read by the masked rows with expected m = {B_READ_ROWS_M} (B and its scales / time):")
+        for r in report.doc["rows"]:
+            if r["set"] == "masked" and r["m"] == B_READ_ROWS_M:
+                parts = [f"{lib} {r[lib]['b_read_gbps']:.0f} GB/s "
+                         f"({100 * r[lib]['b_read_gbps'] / copy['gbps_read_plus_write']:.0f}% of copy)"
+                         for lib in LIBRARIES if r.get(lib, {}).get("b_read_gbps")]
+                report.say(f"  {r['shape']} sfa={r['sfa']}: " + (", ".join(parts) or "n/a"))
     if first_call:
         parts = []
         for lib in LIBRARIES:
@@ -821,6 +1281,12 @@ def main(argv):
             report.say(f"Python host time per call, {host['shape']}, sfa={layout}: " + ", ".join(parts))
     elif host:
         report.say(f"Python host time per call: {host['error']}")
+    if args.plot:
+        plot = os.path.splitext(out)[0] + ".png" if args.plot == "auto" else args.plot
+        try:
+            report.say(f"plot: {plot}" if plot_ratios(report.doc["rows"], plot) else "plot: no row with a ratio")
+        except Exception as e:  # noqa: BLE001 (matplotlib missing, say)
+            report.say(f"plot failed: {type(e).__name__}: {e}")
     report.say(f"results: {out}")
     report.save()
     return 0

@@ -11,6 +11,8 @@
 #     2026-11-25 head-to-head, same inputs, alternating order, first call on fresh caches, Python host time). DeepGEMM
 #     is built from .anchor/ (carry .anchor holding deepgemm-54e2261.tgz and build_deepgemm.sh) while ours builds.
 #     -> $OUT/<gpu>-<date>-vs-deepgemm-<commit>.json and vs-deepgemm.txt (the table and summary). ~4-5 min.
+#     The MoE grouped suites: scripts/gpu_check.sh deepgemm --suites contiguous,masked,kgrouped [--sfa mn,row]
+#     (--suites all for everything; split the suites over calls to stay within a call's time limit).
 #   ab: scripts/ab_builds.sh (the CLIs of OLD_SRC_DIR, e.g. a carried .old/, and of this tree, each built and cached
 #     apart, timed alternately over deepseek-v3 and wgrad-pr95, ROUNDS default 2; its header says how to make .old,
 #     and AB_SUITES / AB_SHAPES / AB_BENCH_ARGS narrow or change the runs) -> $OUT/ab-summary.txt. Skips this script's
@@ -49,7 +51,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   grep -E "tests passed|tests failed|RESULT|Failed|\*\*\*" "$OUTDIR/ctest.log" | tail -30
   (cd /tmp && "$PYTHON" -m pytest -q -rs --maxfail=30 "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu" "$@") > "$OUTDIR/pytest.log" 2>&1 || status=1
   tail -25 "$OUTDIR/pytest.log"
-  tests/gpu/sanitize.sh "$PYTHON" > "$OUTDIR/sanitize.log" 2>&1 || status=1
+  tests/gpu/sanitize.sh "$PYTHON" > "$OUTDIR/sanitize.log" 2>&1 || status=1  # dense and grouped subsets
   grep -E "^(memcheck|racecheck|synccheck):" "$OUTDIR/sanitize.log"
   # The host cost per call against its targets (C++ <= 5 us, Python <= 12 us): a benchmark run alone, after the
   # tests (next to compile tests on other cores one read 5.77 us where it read 4.67 us alone, 2026-11-22); it reports,

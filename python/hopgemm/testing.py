@@ -1,12 +1,17 @@
 """deep_gemm.testing equivalents (the accuracy metric and timing helpers used by tests and benchmarks), plus
-element-wise checks against float64 references of dequantised inputs (hopgemm/_accuracy.py)."""
+element-wise checks against float64 references of dequantised inputs (hopgemm/_accuracy.py), extended here to the
+MoE grouped GEMMs (which rows each group computes, which must stay untouched)."""
 import os
 import statistics
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from ._accuracy import (
     FP8_ACC_TOL,
     OUTPUT_EPS,
+    _argwhere,
+    _as_float64,
+    _zeros,
     assert_close_elementwise,
     assert_fp8_gemm_close,
     block_magnitudes,
@@ -17,7 +22,10 @@ from ._accuracy import (
 from ._tensors import is_torch_tensor
 
 __all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto", "FP8_ACC_TOL", "OUTPUT_EPS", "assert_close_elementwise",
-           "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference"]
+           "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference",
+           "MGroupedLayout", "m_grouped_ids_layout", "m_grouped_psum_layout", "m_grouped_packed_layout",
+           "m_grouped_masked_layout", "assert_untouched", "assert_m_grouped_fp8_gemm_close", "k_grouped_offsets",
+           "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn"]
 
 
 def calc_diff(x: Any, y: Any) -> Any:
@@ -123,3 +131,235 @@ def bench_kineto(fn: Callable[[], Any], kernel_names: Union[str, Sequence[str]],
             raise ValueError(f"bench_kineto: {matched} kernels contain {name!r}; pass with_multiple_kernels=True")
         times.append(total_us / 1e6 / num_tests)
     return times[0] if isinstance(kernel_names, str) else tuple(times)
+
+
+# ---- MoE grouped GEMMs: which rows each group computes, and checks of every row ------------------------------------
+# An M-grouped GEMM's A [rows, K] and D [rows, N] (masked: [G, M_max, .] seen as [G * M_max, .]) are cut into
+# segments, each computed with one group's B; the rows outside every segment are either left untouched (still the NaN a
+# test poisons D with) or, for the padding of a group's last aligned block in the group-ids layout, unspecified
+# (they receive A_pad @ B[g]^T: include/hopgemm/grouped_gemm.hpp).
+
+
+@dataclass
+class MGroupedLayout:
+    """The rows of an M-grouped GEMM: `values` is what the op's layout argument holds (kind "ids": the group of each
+    row, -1 for padding; "psum" / "packed": each group's cumulative row end; "masked": masked_m as given, unclamped),
+    `segments` the (group, start, end) row ranges computed with B[group], `untouched` the (start, end) row ranges the
+    op must not write. Rows in neither are the unspecified padding rows of the group-ids layout."""
+
+    kind: str
+    num_groups: int
+    num_rows: int
+    values: List[int]
+    segments: List[Tuple[int, int, int]]
+    untouched: List[Tuple[int, int]]
+
+    def tensor(self, device: Any = "cuda") -> Any:
+        """`values` as the int32 tensor the op takes (torch)."""
+        import torch
+
+        return torch.tensor(self.values, dtype=torch.int32, device=device)
+
+    @property
+    def valid_rows(self) -> int:
+        """Rows computed (the FLOPs of the problem are 2 * valid_rows * N * K)."""
+        return sum(end - start for _, start, end in self.segments)
+
+
+def _align(x: int, alignment: int) -> int:
+    return -(-x // alignment) * alignment
+
+
+def _gaps(num_rows: int, segments: Sequence[Tuple[int, int, int]]) -> List[Tuple[int, int]]:
+    """The row ranges of [0, num_rows) outside every segment (segments sorted, disjoint)."""
+    out, row = [], 0
+    for _, start, end in sorted(segments, key=lambda s: s[1]):
+        if start > row:
+            out.append((row, start))
+        row = max(row, end)
+    if num_rows > row:
+        out.append((row, num_rows))
+    return out
+
+
+def m_grouped_ids_layout(runs: Sequence[Union[int, Tuple[int, int]]], alignment: int = 128,
+                         num_groups: Optional[int] = None) -> MGroupedLayout:
+    """The group-ids contiguous layout (DeepGEMM's default, m_indices / grouped_layout [M]) of `runs`, in order: an int
+    is the next group's row count (group 0, 1, ...), its rows followed by -1 up to a multiple of `alignment`; a pair
+    (id, rows) is `rows` rows (a multiple of `alignment`) all holding `id`, blocks the op must skip and leave
+    untouched: -1, or an id outside [0, num_groups). num_groups defaults to the number of ints."""
+    ids: List[int] = []
+    segments, untouched = [], []
+    group = 0
+    for run in runs:
+        if isinstance(run, tuple):
+            block_id, rows = run
+            if rows % alignment:
+                raise ValueError(f"a skipped run of {rows} rows is not whole blocks of {alignment}")
+            untouched.append((len(ids), len(ids) + rows))
+            ids += [block_id] * rows
+        else:
+            start = len(ids)
+            segments.append((group, start, start + run))
+            ids += [group] * run + [-1] * (_align(run, alignment) - run)
+            group += 1
+    num_groups = group if num_groups is None else num_groups
+    for run in runs:
+        if isinstance(run, tuple) and 0 <= run[0] < num_groups:
+            raise ValueError(f"a skipped run holds id {run[0]}, a valid group of {num_groups}")
+    return MGroupedLayout("ids", num_groups, len(ids), ids, [s for s in segments if s[1] < s[2]], untouched)
+
+
+def m_grouped_psum_layout(sizes: Sequence[int], alignment: int = 128, trailing_rows: int = 0) -> MGroupedLayout:
+    """DeepGEMM's psum contiguous layout (use_psum_layout=True): group g of sizes[g] rows starts at the previous group's
+    end rounded up to `alignment`; values = the unaligned cumulative ends. Rows: up to the last end rounded up to the
+    alignment, plus `trailing_rows`; all but the groups' own rows untouched."""
+    ends, segments, end = [], [], 0
+    for g, size in enumerate(sizes):
+        start = _align(end, alignment)
+        end = start + size
+        ends.append(end)
+        if size:
+            segments.append((g, start, end))
+    num_rows = _align(end, alignment) + trailing_rows
+    return MGroupedLayout("psum", len(sizes), num_rows, ends, segments, _gaps(num_rows, segments))
+
+
+def m_grouped_packed_layout(sizes: Sequence[int], trailing_rows: int = 0) -> MGroupedLayout:
+    """The packed contiguous layout (use_packed_layout=True): group g starts exactly where g - 1 ends (tokens sorted by
+    expert, no padding); values = the cumulative ends. Rows: the last end plus `trailing_rows` (untouched)."""
+    ends, segments, end = [], [], 0
+    for g, size in enumerate(sizes):
+        if size:
+            segments.append((g, end, end + size))
+        end += size
+        ends.append(end)
+    num_rows = end + trailing_rows
+    return MGroupedLayout("packed", len(sizes), num_rows, ends, segments, _gaps(num_rows, segments))
+
+
+def m_grouped_masked_layout(masked_m: Sequence[int], max_m: int) -> MGroupedLayout:
+    """The masked layout of A [G, max_m, K] and D [G, max_m, N] seen as G * max_m rows: group g computes its first
+    masked_m[g] rows, clamped to [0, max_m]; every other row is untouched."""
+    segments = []
+    for g, m in enumerate(masked_m):
+        rows = min(max(int(m), 0), max_m)
+        if rows:
+            segments.append((g, g * max_m, g * max_m + rows))
+    num_rows = len(masked_m) * max_m
+    return MGroupedLayout("masked", len(masked_m), num_rows, [int(m) for m in masked_m], segments,
+                          _gaps(num_rows, segments))
+
+
+def _flat_rows(x: Any) -> Any:
+    """x [rows, cols] as is, or [G, M, cols] as [G * M, cols] (a view: the group dimension must be dense)."""
+    if len(x.shape) == 2:
+        return x
+    return x.reshape(-1, x.shape[-1])
+
+
+def _is_nan(x: Any) -> Any:
+    if is_torch_tensor(x):
+        return x.isnan()
+    import numpy as np
+
+    return np.isnan(np.asarray(x).astype(np.float64))
+
+
+class _DiffSums:
+    """calc_diff over several pieces: 1 - 2 sum(x y) / sum(x^2 + y^2) accumulated piece by piece."""
+
+    def __init__(self):
+        self.xy, self.squares = 0.0, 0.0
+
+    def add(self, out: Any, ref: Any) -> None:
+        x = _as_float64(out)
+        self.xy += float((x * ref).sum())
+        self.squares += float((x * x + ref * ref).sum())
+
+    def value(self) -> float:
+        return 0.0 if self.squares == 0 else 1 - 2 * self.xy / self.squares
+
+
+def assert_untouched(x: Any, rows: Sequence[Tuple[int, int]], name: str = "d") -> None:
+    """Every element of the row ranges [(start, end)] of x ([rows, N], or [G, M, N] seen as [G * M, N]) still NaN, as
+    a NaN-poisoned output is where an op wrote nothing. The AssertionError names the range and the first row written."""
+    flat = _flat_rows(x)
+    for start, end in rows:
+        if end <= start:
+            continue
+        written = (~_is_nan(flat[start:end])).any(-1)
+        if written.any():
+            first = start + int(_argwhere(written)[0][0])
+            raise AssertionError(f"{name}: rows {start}-{end - 1} must be left untouched, but {int(written.sum())} "
+                                 f"of them were written, the first at row {first}")
+
+
+def assert_m_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, layout: MGroupedLayout,
+                                    acc_tol: float = FP8_ACC_TOL, name: str = "d") -> float:
+    """An M-grouped FP8 GEMM's output (m_grouped_fp8_gemm_{nt,nn}_contiguous, m_grouped_fp8_gemm_nt_masked) against
+    the float64 reference of the dequantised inputs, segment by segment of `layout`: each segment's rows of d within
+    assert_fp8_gemm_close's element-wise bound of A[rows] (sfa per 1 x 128) @ B[group]^T (sfb[group] per 128 x 128),
+    every untouched row still NaN. d, a and sfa are [rows, .] or, masked, [G, M_max, .] (row-major sfa: pass the
+    scales' values, whatever layout the op was given); b [G, N, K]. Returns calc_diff over all computed rows."""
+    d2, a2, sfa2 = _flat_rows(d), _flat_rows(a), _flat_rows(sfa)
+    if d2.shape[0] != layout.num_rows or a2.shape[0] != layout.num_rows:
+        raise ValueError(f"{name}: the layout has {layout.num_rows} rows, d {d2.shape[0]} and a {a2.shape[0]}")
+    sums = _DiffSums()
+    for group, start, end in layout.segments:
+        rows = slice(start, end)
+        ref = assert_fp8_gemm_close(d2[rows], a2[rows], sfa2[rows], b[group], sfb[group], 128, acc_tol=acc_tol,
+                                    name=f"{name} rows {start}-{end - 1} (group {group})")
+        sums.add(d2[rows], ref)
+    assert_untouched(d2, layout.untouched, name)
+    return sums.value()
+
+
+def k_grouped_offsets(ks: Sequence[int]) -> List[int]:
+    """Each group's first K index in the k-grouped flat buffers: 0, k_0, k_0 + k_1, ..."""
+    out, total = [], 0
+    for k in ks:
+        out.append(total)
+        total += int(k)
+    return out
+
+
+def assert_k_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, ks: Sequence[int],
+                                    c: Optional[Any] = None, rows: Optional[Any] = None,
+                                    acc_tol: float = FP8_ACC_TOL, name: str = "d") -> float:
+    """k_grouped_fp8_gemm_nt_contiguous's output against the float64 reference: d[g] [M, N] = C[g] + A_g @ B_g^T with
+    A_g the K-major [M, ks[g]] matrix at a[off_g * M : (off_g + ks[g]) * M] of the flat FP8 buffer a (B_g likewise with
+    N), sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] per 1 x 128 in any strides (MN-major or row-major). Each
+    non-empty group within assert_fp8_gemm_close's element-wise bound; an empty group (ks[g] == 0) exactly C[g] (zeros
+    without C). c: the C the op was given, as it was before the call (where it aliased d, a copy), or None. rows: check
+    only these rows of every d[g] (an index or a slice: for problems too large for a full float64 reference). Returns
+    calc_diff over the checked elements of the non-empty groups."""
+    m, n = d.shape[1], d.shape[2]
+    pick = slice(None) if rows is None else rows
+    sums = _DiffSums()
+    for g, (k, off) in enumerate(zip(ks, k_grouped_offsets(ks))):
+        out = d[g][pick]
+        c_g = None if c is None else c[g][pick]
+        if k == 0:
+            expected = _zeros(_as_float64(out), tuple(out.shape)) if c_g is None else _as_float64(c_g)
+            assert_close_elementwise(out, expected, 0.0, name=f"{name}[{g}] (empty group: must be C)")
+            continue
+        a_g = a[off * m:(off + k) * m].reshape(m, k)[pick]
+        b_g = b[off * n:(off + k) * n].reshape(n, k)
+        blocks = slice(off // 128, (off + k) // 128)
+        ref = assert_fp8_gemm_close(out, a_g, sfa[pick][:, blocks], b_g, sfb[:, blocks], 1, c=c_g, acc_tol=acc_tol,
+                                    name=f"{name}[{g}] (k = {k})")
+        sums.add(out, ref)
+    return sums.value()
+
+
+def magnitude_varied_randn(rows: int, cols: int, row_block: int, col_block: int, seed: int = 0,
+                           generator: Any = None, device: Any = "cuda") -> Any:
+    """torch float32 [rows, cols]: normal values times block_magnitudes per run of row_block rows and per run of
+    col_block columns (each scale block of an FP8 operand cast per those blocks differs from its neighbours, so a scale,
+    tile or group taken from the wrong place changes the result). Needs torch."""
+    import torch
+
+    row = torch.tensor(block_magnitudes(rows, row_block, seed), device=device)
+    col = torch.tensor(block_magnitudes(cols, col_block, seed + 1), device=device)
+    return torch.randn(rows, cols, device=device, generator=generator) * row[:, None] * col[None, :]
