@@ -23,10 +23,9 @@ struct Sm90MGroupRangesScheduler {
   i32 units_n;                          // cluster units along N (every group)
   i32 unit;                             // this CTA's next unit, over all groups
   i32 rank_m, rank_n;
-  i32 group = -1;                       // the group of the last unit
-  i32 group_first_unit = 0, group_units = 0;  // its units [first, first + units)
-  i32 units_m = 0;                      // its cluster units along M
-  i32 row_begin = 0, row_end = 0;       // its rows of A and D
+  // The last unit's group: its index, its first unit, its rows of A and D, and the previous group's row end (where a
+  // group of the ends layout starts from).
+  i32 group = 0, group_first_unit = 0, row_begin = 0, row_end = 0, prev_end = 0;
 
   HOPGEMM_DEVICE Sm90MGroupRangesScheduler(const Params& p, u32 cta_rank) : params(p) {
     units_n = ceil_div(ceil_div(p.n, kBlockN), kClusterN);
@@ -35,35 +34,49 @@ struct Sm90MGroupRangesScheduler {
     rank_n = kClusterN > 1 ? static_cast<i32>(cta_rank) : 0;
   }
 
-  // Group g's rows, from the previous group's end.
-  HOPGEMM_DEVICE void enter_group(i32 g) {
+  struct Rows {
+    i32 begin, end;
+  };
+  // Group g's rows, given the previous group's end.
+  HOPGEMM_DEVICE Rows rows_of(i32 g, i32 previous_end) const {
     const i32 value = ptx::ld_global_nc_i32(params.grouped_layout + g);
     if (params.ranges_kind == kRangesMasked) {
-      row_begin = g * params.group_rows;
-      row_end = row_begin + min(max(value, 0), params.group_rows);
-    } else {
-      const i32 limit = params.m, align = params.group_align;
-      row_begin = min(g == 0 ? 0 : (row_end + align - 1) / align * align, limit);
-      row_end = max(row_begin, min(value, limit));
+      const i32 begin = g * params.group_rows;
+      return Rows{begin, begin + min(max(value, 0), params.group_rows)};
     }
-    units_m = ceil_div(ceil_div(row_end - row_begin, kBlockM), kClusterM);
-    group_first_unit += group_units;
-    group_units = units_m * units_n;
-    group = g;
+    const i32 limit = params.m, align = params.group_align;
+    const i32 begin = min(g == 0 ? 0 : (previous_end + align - 1) / align * align, limit);
+    return Rows{begin, max(begin, min(value, limit))};
   }
+  HOPGEMM_DEVICE i32 units_m_of(const Rows& r) const { return ceil_div(ceil_div(r.end - r.begin, kBlockM), kClusterM); }
 
+  // The walk resumes at the last unit's group in locals and writes its result back once: written as a loop that
+  // updates the members group by group, ptxas took the consumer's WGMMA descriptors off the uniform datapath (R2UR
+  // before every batch, 122 against the dense kernel's 96 at 256x128; this form: 96).
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
-    while (unit >= group_first_unit + group_units) {
-      if (group + 1 >= params.num_groups) return false;
-      enter_group(group + 1);
+    i32 g = group, first = group_first_unit, previous_end = prev_end;
+    Rows r{};
+    i32 units_m = 0;
+    for (;; ++g) {
+      if (g >= params.num_groups) return false;
+      r = rows_of(g, previous_end);
+      units_m = units_m_of(r);
+      if (unit < first + units_m * units_n) break;
+      first += units_m * units_n;
+      previous_end = r.end;
     }
+    group = g;
+    group_first_unit = first;
+    prev_end = previous_end;
+    row_begin = r.begin;
+    row_end = r.end;
     const u32 units_major = static_cast<u32>(kAlongN ? units_n : units_m);
     const u32 units_minor = static_cast<u32>(kAlongN ? units_m : units_n);
-    const RasterCoords c = banded_coords(static_cast<u32>(unit - group_first_unit), units_major, units_minor,
+    const RasterCoords c = banded_coords(static_cast<u32>(unit - first), units_major, units_minor,
                                          static_cast<u32>(params.raster_band));
     u.m_block = (kAlongN ? c.minor : c.major) * kClusterM + rank_m;  // inside the group
     u.n_block = (kAlongN ? c.major : c.minor) * kClusterN + rank_n;
-    u.group = group;
+    u.group = g;
     u.split = 0;
     u.kb_begin = 0;
     u.kb_end = ceil_div(params.k, 128);
