@@ -235,19 +235,12 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
   // 617 vs 636 us unclustered, 16384x32768x8192 6577 vs 7588; with A in L2 they lose, 768x12288x7168 118.5 vs 105.1).
   // Measured for 1D2D only.
   const bool a_outgrows_l2 = !is_1d1d && double(p.m) * double(p.k) > kL2Bytes / 2;
-  // M-grouped row ranges (psum, packed, masked): every group's B is read by all its row tiles, so B-sharing pairs lead
-  // the ties, and tiles stay within 128 rows. Measured on an H200 (2026-11-26, same process): 4 x 8192 x 6144 x 7168, 128x192 with a B-sharing pair
-  // 2350 us (psum layout) / 2201 us (group ids) against the model's 256x128 with an A-sharing pair 2550 / (128x192)
-  // 2296; 8 x 4096 x 4096 x 2048 460 vs 474 us; masked m = 80 with expected m 20, 128-row tiles 271 us against
-  // 64-row ones without a pair 380. The row-range kernels' 256-row tiles lose the WGMMA descriptors' uniform datapath
-  // (docs/DESIGN_NOTES.md).
-  // The group-ids layout keeps the model's order: its B-sharing pairs read two group ids per unit before the first load
-  // (8 x 4096 x 7168 x 3072 ran 0.70x of DeepGEMM with them, 0.84x without).
-  const bool m_ranges = p.grouping == device::kGroupingMRanges;
-  const int cluster_order[3] = {m_ranges ? 1 : a_outgrows_l2 ? 2 : 0, m_ranges ? 0 : a_outgrows_l2 ? 0 : 1, 2};
+  // M-grouped problems take the dense order: with the row-range kernels' descriptors back on the uniform datapath,
+  // its 256x128 A-sharing pair ran fastest there too (H200, same process, psum: 4 x 8192 x 6144 x 7168 2091 us against
+  // 2222-2317 with B-sharing 128x192 pairs; 8 x 4096 x 4096 x 2048 430 vs 448; 6 x 1024 x 6144 x 7168 407 vs 421).
+  const int cluster_order[3] = {a_outgrows_l2 ? 2 : 0, a_outgrows_l2 ? 0 : 1, a_outgrows_l2 ? 1 : 2};
   for (int cluster : cluster_order) {
     for (int block_m : {64, 128, 192, 256}) {
-      if (m_ranges && block_m > 128) continue;
       for (int block_n = n_step; block_n <= 256; block_n += n_step) {
         // Three math warpgroups: 1D2D 192x128, where its tile count fills the waves better 12-17% faster than the
         // model's pick without it; 192x96 won and lost (8% slower at 1536x7168x16384), 1D1D 192x96 8% slower than
