@@ -29,8 +29,6 @@ using device::Sm90Fp8GemmParams;
 using api::SfLayout;
 using api::sf_layout;
 
-int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 struct ResolvedGemm {
   heuristics::Fp8GemmProblem problem;
   bool copy_c = false;  // C distinct from D: copy it into D, then accumulate
@@ -72,11 +70,11 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   call.num_sms = get_num_sms(a.device);
   call.tc_util = get_tc_util();
 
-  const int64_t sf_k = ceil_div64(k, 128);
+  const int64_t sf_k = device::ceil_div<int64_t>(k, 128);
   // Recipe: explicit, else inferred from sfb's shape (per 128x128 block or per channel).
   const auto& recipe = options.recipe;
   if (recipe == std::array<int, 3>{0, 0, 0}) {
-    call.recipe = sfb.rank == 2 && sfb.size(0) == n && n != ceil_div64(n, 128) ? device::kRecipe1D1D : device::kRecipe1D2D;
+    call.recipe = sfb.rank == 2 && sfb.size(0) == n && n != device::ceil_div<int64_t>(n, 128) ? device::kRecipe1D1D : device::kRecipe1D2D;
   } else if (recipe == std::array<int, 3>{1, 128, 128}) {
     call.recipe = device::kRecipe1D2D;
   } else if (recipe == std::array<int, 3>{1, 1, 128}) {
@@ -90,7 +88,7 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   r.sfa_ld = sfa.stride(0);
   if (call.recipe == device::kRecipe1D2D) {
     // The block scales are few (ceil(N/128) x ceil(K/128)) and read per element: either layout, same kernel.
-    const SfLayout layout = sf_layout(v, sfb, "sfb", ceil_div64(n, 128), sf_k, /*allow_mn_major=*/true);
+    const SfLayout layout = sf_layout(v, sfb, "sfb", device::ceil_div<int64_t>(n, 128), sf_k, /*allow_mn_major=*/true);
     r.sfb_kstride = layout == SfLayout::kRowMajor ? 1 : sfb.stride(1);
   } else {
     const bool sfb_row_major = sf_layout(v, sfb, "sfb", n, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
@@ -138,7 +136,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
                               const TensorView& sfb, const TensorView& d, void* workspace, void* tile_counters,
                               const char* op) {
   const auto& p = r.problem;
-  const int64_t sf_k = ceil_div64(p.k, 128);
+  const int64_t sf_k = device::ceil_div<int64_t>(p.k, 128);
   Sm90Fp8GemmParams params{};
   // A's last tile row, where M leaves it partly empty (no A-sharing pair): a box of M's rows only (sm90_fp8_gemm.cuh,
   // a_tail_rows); the whole-tile box only where M has a full tile row.
@@ -199,7 +197,7 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
   size_t counter_bytes = 0, partial_bytes = 0;
   if (cfg.k_splits > 1) {
     // Whole tiles of partials, and one counter per tile (zero between calls: the kernel resets its own).
-    const size_t tiles = size_t(ceil_div64(p.m, cfg.block_m)) * size_t(ceil_div64(p.n, cfg.block_n));
+    const size_t tiles = size_t(device::ceil_div<int64_t>(p.m, cfg.block_m)) * size_t(device::ceil_div<int64_t>(p.n, cfg.block_n));
     partial_bytes = tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4;
     counter_bytes = tiles * 4;
   }

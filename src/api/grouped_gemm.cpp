@@ -7,10 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <map>
 #include <optional>
-#include <numeric>
 #include <string>
 
 #include "api/gemm_internal.hpp"
@@ -29,8 +27,6 @@ namespace {
 
 using device::Sm90Fp8GemmConfig;
 using device::Sm90Fp8GemmParams;
-
-int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::atomic<int>& mk_alignment() {
   static std::atomic<int> alignment{128};
@@ -62,11 +58,7 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   v.dtype(b, "b", {DType::kFloat8E4M3});
   v.dtype(d, "d", {DType::kBFloat16});
   v.rank(b, "b", {3});
-  // A negative stride would reach cuTensorMapEncodeTiled as a huge unsigned one (an opaque driver error).
-  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) {
-    for (int i = 0; i < t->rank; ++i)
-      if (t->strides[i] < 0) v.fail(name, "must have non-negative strides, got " + api::stride_string(*t));
-  }
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.non_negative_strides(*t, name);
   MGroupedShape s;
   s.groups = b.size(0);
   s.n = b.size(1);
@@ -100,9 +92,8 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   v.on_device(sfb, "sfb");
   v.dtype(sfb, "sfb", {DType::kFloat32});
   v.rank(sfb, "sfb", {3});
-  v.shape(sfb, "sfb", {s.groups, ceil_div64(s.n, 128), ceil_div64(s.k, 128)});
-  for (int i = 0; i < 3; ++i)
-    if (sfb.stride(i) < 0) v.fail("sfb", "must have non-negative strides, got " + api::stride_string(sfb));
+  v.shape(sfb, "sfb", {s.groups, device::ceil_div<int64_t>(s.n, 128), device::ceil_div<int64_t>(s.k, 128)});
+  v.non_negative_strides(sfb, "sfb");
   v.same_device(a, "a", sfb, "sfb");
   return s;
 }
@@ -197,7 +188,7 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   v.rank(d, "d", {2});
   const MGroupedShape s = check_m_grouped(v, a, b, sfb, d, options);
   if (d.size(0) != s.rows) v.fail("d", "must have M = " + str(s.rows) + " rows (a's), got shape " + api::shape_string(d));
-  const int64_t sf_k = ceil_div64(s.k, 128);
+  const int64_t sf_k = device::ceil_div<int64_t>(s.k, 128);
   const bool sfa_row_major = api::sf_layout(v, sfa, "sfa", s.rows, sf_k, /*allow_mn_major=*/true) == api::SfLayout::kRowMajor;
   v.same_device(a, "a", sfa, "sfa");
   const bool ids = options.layout == ContiguousLayout::kGroupIds;
@@ -211,7 +202,7 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&layout, "grouped_layout"}});
 
   const heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
-      ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(ceil_div64(s.rows, s.groups)),
+      ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)),
       s.n, s.k, s.groups, sfa_row_major ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
   const heuristics::Fp8GemmChoice choice = grouped_choice(op, problem);
   const Sm90Fp8GemmConfig& cfg = choice.config;
@@ -255,7 +246,7 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   v.rank(a, "a", {3});
   v.rank(d, "d", {3});
   const MGroupedShape s = check_m_grouped(v, a, b, sfb, d, options);
-  const int64_t m_max = a.size(1), sf_k = ceil_div64(s.k, 128);
+  const int64_t m_max = a.size(1), sf_k = device::ceil_div<int64_t>(s.k, 128);
   if (a.size(0) != s.groups) v.fail("a", "must hold G = " + str(s.groups) + " groups (b's), got shape " + api::shape_string(a));
   v.shape(d, "d", {s.groups, m_max, s.n});
   if (s.groups > 1 && a.stride(0) != m_max * a.stride(1)) {

@@ -24,8 +24,6 @@ using device::kSfLayoutTile;
 
 constexpr int64_t kMaxGridYZ = 65535;
 
-int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 std::string list_string(const int64_t* values, int n) {
   std::string out = "[";
   for (int i = 0; i < n; ++i) out += (i ? ", " : "") + std::to_string(values[i]);
@@ -65,13 +63,13 @@ void launch_plain(const char* op, const TensorView& sf, const TensorView& out, i
   v.dtype(out, "out", {pack ? DType::kInt32 : DType::kFloat32});
   v.same_device(sf, "sf", out, "out");
   const int64_t groups = sf.rank == 3 ? sf.size(0) : 1, mn = sf.size(-2), sf_k = sf.size(-1);
-  const int64_t cols = pack ? ceil_div64(sf_k, 4) : sf_k;
+  const int64_t cols = pack ? device::ceil_div<int64_t>(sf_k, 4) : sf_k;
   if (sf.rank == 3) v.shape(out, "out", {groups, mn, cols});
   else v.shape(out, "out", {mn, cols});
   check_mn_major_out(v, out);
   v.no_overlap(out, "out", sf, "sf");
   if (groups > kMaxGridYZ) v.fail("sf", "has " + std::to_string(groups) + " groups; at most 65535 are supported");
-  if (mn > INT32_MAX || ceil_div64(sf_k, kSfLayoutTile) > kMaxGridYZ) {
+  if (mn > INT32_MAX || device::ceil_div<int64_t>(sf_k, kSfLayoutTile) > kMaxGridYZ) {
     v.fail("sf", "is too large: shape " + api::shape_string(sf));
   }
   if (groups == 0 || mn == 0 || sf_k == 0) return;
@@ -91,8 +89,8 @@ void launch_plain(const char* op, const TensorView& sf, const TensorView& out, i
   params.k_fast = params.sf_stride_k == 1 && params.sf_stride_mn != 1;
   params.num_groups = static_cast<int32_t>(groups);
   jit::LaunchGeometry geometry;
-  geometry.grid_x = static_cast<unsigned>(ceil_div64(mn, kSfLayoutTile));
-  geometry.grid_y = static_cast<unsigned>(ceil_div64(sf_k, kSfLayoutTile));
+  geometry.grid_x = static_cast<unsigned>(device::ceil_div<int64_t>(mn, kSfLayoutTile));
+  geometry.grid_y = static_cast<unsigned>(device::ceil_div<int64_t>(sf_k, kSfLayoutTile));
   geometry.grid_z = static_cast<unsigned>(groups);
   geometry.block_x = kSfLayoutThreads;
   jit::launch(kernel, geometry, &params, stream);
@@ -110,7 +108,7 @@ int64_t get_tma_aligned_size(int64_t x, int64_t element_size) {
   }
   if (x < 0) throw Error(ErrorKind::kInvalidArgument, "get_tma_aligned_size: argument 'x' must be >= 0, got " + std::to_string(x));
   const int64_t alignment = 16 / element_size;
-  return ceil_div64(x, alignment) * alignment;
+  return device::ceil_div<int64_t>(x, alignment) * alignment;
 }
 
 void mn_major_tma_aligned_strides(int rank, const int64_t* shape, int64_t element_size, int64_t* strides) {
@@ -149,8 +147,8 @@ void get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(const TensorView& sf
   int64_t sf_rows = 0, out_rows = 0;
   for (size_t g = 0; g < ks.size(); ++g) {
     if (ks[g] < 0) v.fail("ks", "must be >= 0, got ks[" + std::to_string(g) + "] = " + std::to_string(ks[g]));
-    sf_rows += ceil_div64(ks[g], 128);
-    out_rows += ceil_div64(ks[g], 512);
+    sf_rows += device::ceil_div<int64_t>(ks[g], 128);
+    out_rows += device::ceil_div<int64_t>(ks[g], 512);
   }
   const int64_t mn = sf.size(1);
   if (sf.size(0) != sf_rows) {
@@ -187,15 +185,15 @@ void get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(const TensorView& sf
       params.group_sf_start[g] = static_cast<int32_t>(sf_start);
       params.group_out_start[g] = static_cast<int32_t>(out_start);
       if (g == count) break;
-      const int64_t sf_k = ceil_div64(ks[first + g], 128);
+      const int64_t sf_k = device::ceil_div<int64_t>(ks[first + g], 128);
       max_sf_k = std::max(max_sf_k, sf_k);
       sf_start += sf_k;
-      out_start += ceil_div64(sf_k, 4);
+      out_start += device::ceil_div<int64_t>(sf_k, 4);
     }
     if (max_sf_k == 0) continue;
     jit::LaunchGeometry geometry;
-    geometry.grid_x = static_cast<unsigned>(ceil_div64(mn, kSfLayoutTile));
-    geometry.grid_y = static_cast<unsigned>(ceil_div64(max_sf_k, kSfLayoutTile));
+    geometry.grid_x = static_cast<unsigned>(device::ceil_div<int64_t>(mn, kSfLayoutTile));
+    geometry.grid_y = static_cast<unsigned>(device::ceil_div<int64_t>(max_sf_k, kSfLayoutTile));
     geometry.grid_z = static_cast<unsigned>(count);
     geometry.block_x = kSfLayoutThreads;
     jit::launch(kernel, geometry, &params, stream);
@@ -214,7 +212,7 @@ SfTransform plan_transform_sf_into_required_layout(const TensorView& sf, int64_t
   const bool has_groups = num_groups >= 0;
   v.rank(sf, "sf", {has_groups ? 3 : 2});
   const bool fp32 = sf.dtype == DType::kFloat32;
-  const int64_t rows = ceil_div64(mn, gran_mn), cols = ceil_div64(k, int64_t{gran_k} * (fp32 ? 1 : 4));
+  const int64_t rows = device::ceil_div<int64_t>(mn, gran_mn), cols = device::ceil_div<int64_t>(k, int64_t{gran_k} * (fp32 ? 1 : 4));
   if (has_groups) v.shape(sf, "sf", {num_groups, rows, cols});
   else v.shape(sf, "sf", {rows, cols});
 

@@ -19,8 +19,6 @@ namespace {
 using device::QuantizeConfig;
 using device::QuantizeParams;
 
-int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 jit::KernelCache<QuantizeConfig>& kernel_cache() {
   static jit::KernelCache<QuantizeConfig> cache(&api::render_sm90_quantize_fp8);
   return cache;
@@ -59,8 +57,8 @@ void cast_to_fp8(const char* op, int kind, const TensorView& x, const TensorView
   v.on_device(sf, "sf");
   v.dtype(sf, "sf", {DType::kFloat32});
   v.same_device(x, "x", sf, "sf");
-  if (kind == device::kQuantPerToken) v.shape(sf, "sf", {m, ceil_div64(n, gran_k)});
-  else if (kind == device::kQuantPerBlock) v.shape(sf, "sf", {ceil_div64(m, gran_k), ceil_div64(n, gran_k)});
+  if (kind == device::kQuantPerToken) v.shape(sf, "sf", {m, device::ceil_div<int64_t>(n, gran_k)});
+  else if (kind == device::kQuantPerBlock) v.shape(sf, "sf", {device::ceil_div<int64_t>(m, gran_k), device::ceil_div<int64_t>(n, gran_k)});
   else v.shape(sf, "sf", {m / gran_k, n});
   if (reinterpret_cast<uintptr_t>(sf.data) % 4 != 0) v.fail("sf", "must have a 4-byte aligned data pointer");
   check_no_self_overlap(v, sf, "sf");
@@ -74,7 +72,7 @@ void cast_to_fp8(const char* op, int kind, const TensorView& x, const TensorView
                               .gran = gran_k,
                               .use_ue8m0 = use_ue8m0 ? 1 : 0};
   const int64_t blocks = device::quantize_num_blocks(config, m, n);
-  const int64_t token_groups = m * ceil_div64(n, gran_k);
+  const int64_t token_groups = m * device::ceil_div<int64_t>(n, gran_k);
   if (m > INT32_MAX || n > INT32_MAX || blocks > INT32_MAX || token_groups > INT32_MAX) {
     v.fail("x", "is too large: shape " + api::shape_string(x));
   }

@@ -121,4 +121,9 @@ void Validator::positive(int64_t value, const char* arg) const {
   if (value <= 0) fail(arg, "must be positive, got " + std::to_string(value));
 }
 
+void Validator::non_negative_strides(const TensorView& t, const char* arg) const {
+  for (int i = 0; i < t.rank; ++i)
+    if (t.strides[i] < 0) fail(arg, "must have non-negative strides, got " + stride_string(t));
+}
+
 }  // namespace hopgemm::api

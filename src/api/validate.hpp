@@ -35,6 +35,8 @@ class Validator {
   // `out` must not share memory with `in` (byte ranges of the two views must not intersect).
   void no_overlap(const TensorView& out, const char* arg_out, const TensorView& in, const char* arg_in) const;
   void positive(int64_t value, const char* arg) const;
+  // No negative stride (one would reach cuTensorMapEncodeTiled as a huge unsigned stride: an opaque driver error).
+  void non_negative_strides(const TensorView& t, const char* arg) const;
 
   const char* op() const { return op_; }
 
