@@ -84,6 +84,7 @@ if [ "$what" = reliability ]; then
     "$gpu/test_kernel_variants.py") > "$OUTDIR/pytest-variants.log" 2>&1 & pids+=($!)
   "$PYTHON" scripts/mutants.py > "$OUTDIR/mutants.log" 2>&1 & pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  echo "reliability runs: $(( $(date +%s) - t0 )) s since the start"
   for log in pytest-fp8 pytest-other pytest-variants; do echo "$log: $(tail -1 "$OUTDIR/$log.log")"; done
   grep -E "^(FAILED|ERROR)" "$OUTDIR"/pytest-*.log | head -20
   grep -E "^kernel variants" "$OUTDIR/pytest-variants.log"
