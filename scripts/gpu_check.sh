@@ -11,7 +11,8 @@
 #     package alone: the GPU Python tests but the kernel variants, with the kernels' error measured on every checked
 #     output (HOPGEMM_ACCURACY_LOG, scripts/accuracy_summary.py); every kernel variant the heuristics can pick
 #     (tests/gpu/test_kernel_variants.py); the mutants (scripts/mutants.py). -> $OUT/kernel_variants.json,
-#     mutants.json, accuracy.json and the logs.
+#     mutants.json, accuracy.json and the logs. RELIABILITY_PARTS (default "fp8 other variants mutants") picks parts;
+#     RELIABILITY_ISOLATE (a pytest -k expression) runs the tests known to fault in a process of their own.
 # GPU tests must run here: HOPGEMM_REQUIRE_GPU=1 turns any skip under tests/gpu into a failure.
 #   deepgemm: hopgemm against DeepGEMM in one process (bench/vs_deepgemm.py: the dense fwd, dgrad and wgrad sets of the
 #     2026-11-25 head-to-head, same inputs, alternating order, first call on fresh caches, Python host time). DeepGEMM
@@ -74,21 +75,34 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = reliability ]; then
   export HOPGEMM_RELIABILITY_DIR="$OUTDIR"
-  gpu="$HOPGEMM_ROOT/tests/gpu" pids=()
-  (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-fp8.jsonl" "$PYTHON" -m pytest -q -rs "$gpu/test_fp8_gemm.py" "$@") \
-    > "$OUTDIR/pytest-fp8.log" 2>&1 & pids+=($!)
-  (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-other.jsonl" "$PYTHON" -m pytest -q -rs "$gpu" \
-    --ignore="$gpu/test_fp8_gemm.py" --ignore="$gpu/test_kernel_variants.py" "$@") > "$OUTDIR/pytest-other.log" 2>&1 &
-  pids+=($!)
-  (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-variants.jsonl" "$PYTHON" -m pytest -q -rs -s \
-    "$gpu/test_kernel_variants.py") > "$OUTDIR/pytest-variants.log" 2>&1 & pids+=($!)
-  "$PYTHON" scripts/mutants.py > "$OUTDIR/mutants.log" 2>&1 & pids+=($!)
+  gpu="$HOPGEMM_ROOT/tests/gpu" pids=() parts=" ${RELIABILITY_PARTS:-fp8 other variants mutants} "
+  # A test whose kernel faults loses the process's CUDA context for every test after it: tests known to fault
+  # (RELIABILITY_ISOLATE, a pytest -k expression) run in a process of their own.
+  isolate="${RELIABILITY_ISOLATE:-}"
+  if [[ $parts == *" fp8 "* ]]; then
+    (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-fp8.jsonl" "$PYTHON" -m pytest -q -rs "$gpu/test_fp8_gemm.py" \
+      ${isolate:+-k "not ($isolate)"}) > "$OUTDIR/pytest-fp8.log" 2>&1 & pids+=($!)
+  fi
+  if [[ $parts == *" other "* ]]; then
+    (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-other.jsonl" "$PYTHON" -m pytest -q -rs "$gpu" \
+      --ignore="$gpu/test_fp8_gemm.py" --ignore="$gpu/test_kernel_variants.py" ${isolate:+-k "not ($isolate)"}) \
+      > "$OUTDIR/pytest-other.log" 2>&1 & pids+=($!)
+  fi
+  if [ -n "$isolate" ]; then
+    (cd /tmp && "$PYTHON" -m pytest -q -rs "$gpu" --ignore="$gpu/test_kernel_variants.py" -k "$isolate") \
+      > "$OUTDIR/pytest-isolated.log" 2>&1 & pids+=($!)
+  fi
+  if [[ $parts == *" variants "* ]]; then
+    (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-variants.jsonl" "$PYTHON" -m pytest -q -rs -s \
+      "$gpu/test_kernel_variants.py") > "$OUTDIR/pytest-variants.log" 2>&1 & pids+=($!)
+  fi
+  if [[ $parts == *" mutants "* ]]; then "$PYTHON" scripts/mutants.py > "$OUTDIR/mutants.log" 2>&1 & pids+=($!); fi
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
   echo "reliability runs: $(( $(date +%s) - t0 )) s since the start"
-  for log in pytest-fp8 pytest-other pytest-variants; do echo "$log: $(tail -1 "$OUTDIR/$log.log")"; done
-  grep -E "^(FAILED|ERROR)" "$OUTDIR"/pytest-*.log | head -20
-  grep -E "^kernel variants" "$OUTDIR/pytest-variants.log"
-  sed -n '/^mutant /,$p' "$OUTDIR/mutants.log"
+  for log in "$OUTDIR"/pytest-*.log; do echo "$(basename "$log" .log): $(tail -1 "$log")"; done
+  grep -hE "^(FAILED|ERROR)" "$OUTDIR"/pytest-*.log | cut -c1-250 | head -30
+  grep -hE "^kernel variants" "$OUTDIR"/pytest-variants.log 2>/dev/null
+  sed -n '/^control\|^mutant /,$p' "$OUTDIR/mutants.log" 2>/dev/null
   "$PYTHON" scripts/accuracy_summary.py "$OUTDIR"/accuracy-*.jsonl --out "$OUTDIR" | tee "$OUTDIR/accuracy.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

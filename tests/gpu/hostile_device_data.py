@@ -8,15 +8,15 @@ random int32. The result must be the clamped meaning (include/hopgemm/grouped_ge
 hopgemm.testing.k_grouped_device_ks / m_grouped_ends_layout / m_grouped_masked_layout) on every computed row, and every
 other row untouched.
 
-Usage: python hostile_device_data.py CASE...   prints "start CASE", then "ok CASE" or "fail CASE: why" per case; exits
-3 after a CUDA error (the context is lost: the parent restarts a worker for the remaining cases).
+Usage: python hostile_device_data.py CASE...   (tests/gpu/case_worker.py: reports case by case, exits after a CUDA
+error so that the parent restarts a worker for the remaining cases)
 """
 import sys
-import traceback
 
 import torch
 
 import hopgemm
+from case_worker import serve
 from grouped_inputs import (
     CONTIGUOUS,
     K_GROUPED,
@@ -146,21 +146,6 @@ CASES = {
 }
 
 
-def main(names):
-    for name in names:
-        print(f"start {name}", flush=True)
-        try:
-            CASES[name]()
-            torch.cuda.synchronize()
-        except Exception as e:  # noqa: BLE001: every failure is reported, by case
-            message = f"{type(e).__name__}: {e}".replace("\n", " | ")
-            print(f"fail {name}: {message[:2000]}", flush=True)
-            traceback.print_exc(file=sys.stdout)
-            if "CUDA" in message or "illegal" in message.lower():
-                sys.exit(3)  # a sticky CUDA error: this process cannot run another case
-            continue
-        print(f"ok {name}", flush=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    serve(CASES, sys.argv[1:],
+          label=lambda name: f"tests/gpu/test_hostile_device_data.py::test_hostile_device_data[{name}]")
