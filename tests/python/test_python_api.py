@@ -45,7 +45,8 @@ def test_gemm_signatures_are_deep_gemms():
         assert getattr(hopgemm, name).__doc__ and "in place" in getattr(hopgemm, name).__doc__
     assert hopgemm.fp8_fp4_gemm_nt is hopgemm.fp8_gemm_nt
     params = inspect.signature(hopgemm.utils.per_token_cast_to_fp8).parameters
-    assert [(p.name, p.default) for p in params.values()][1:] == [("use_ue8m0", False), ("gran_k", 128)]
+    assert [(p.name, p.default) for p in params.values()][1:] == [("use_ue8m0", False), ("gran_k", 128),
+                                                                  ("use_packed_ue8m0", False)]
 
 
 _RECIPES = dict(recipe=None, recipe_a=None, recipe_b=None)
