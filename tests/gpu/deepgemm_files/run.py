@@ -2,7 +2,8 @@
 """DeepGEMM's own test files, unmodified, run against hopgemm: `deep_gemm` is hopgemm here (provide_deep_gemm).
 
     python tests/gpu/deepgemm_files/run.py [--tarball PATH] [--files test_fp8_fp4.py,test_layout.py]
-        [--only test_fp8_fp4.py::test_gemm,...] [--nvidia-tools] [--timeout SECONDS] [--json OUT.json]
+        [--only test_layout.py,test_fp8_fp4.py::test_gemm,...] [--skip FILE::TEST,...] [--nvidia-tools]
+        [--timeout SECONDS] [--json OUT.json]
 
 The files come from the anchor tarball (../shared/anchor/deepgemm-54e2261.tgz, or .anchor/ in the checkout on the GPU
 machine): only its tests/ folder is extracted, into a temporary folder, so nothing of DeepGEMM's own package can stand
@@ -154,9 +155,11 @@ def run_file(path, results_path):
         return
 
     only = set(filter(None, os.environ.get("DG_FILES_ONLY", "").split(",")))
+    skip = set(filter(None, os.environ.get("DG_FILES_SKIP", "").split(",")))
 
     def run_test(test, call):
-        if only and f"{file}::{test}" not in only:
+        name = f"{file}::{test}"
+        if (only and name not in only and file not in only) or name in skip:
             return
         print(f"\n== {file}::{test}", flush=True)
         filtered_before = len(testing._filtered)
@@ -176,13 +179,15 @@ def run_file(path, results_path):
 # ---- the parent ---------------------------------------------------------------------------------------------------
 
 
-def run_all(tests_dir, files, timeout, only):
+def run_all(tests_dir, files, timeout, only, skip=()):
+    """Runs `files` of `tests_dir`, each in its own process; `only` / `skip`: FILE::TEST names (a bare FILE in `only`:
+    all of its tests)."""
     results = []
     for file in files:
         path = os.path.join(tests_dir, file)
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as f:
             results_path = f.name
-        env = dict(os.environ, DG_FILES_ONLY=",".join(only))
+        env = dict(os.environ, DG_FILES_ONLY=",".join(only), DG_FILES_SKIP=",".join(skip))
         started = time.time()
         print(f"\n======== {file}", flush=True)
         try:
@@ -223,7 +228,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tarball")
     parser.add_argument("--files", default=",".join(FILES))
-    parser.add_argument("--only", default="", help="file::test,... (the others of their files are not run)")
+    parser.add_argument("--only", default="", help="FILE or FILE::TEST, comma-separated: run just these")
+    parser.add_argument("--skip", default="", help="FILE::TEST,...: leave these out")
     parser.add_argument("--nvidia-tools", action="store_true", help="DG_USE_NVIDIA_TOOLS=1: bench_kineto returns 1")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per file")
     parser.add_argument("--json")
@@ -234,15 +240,16 @@ def main():
     if args.nvidia_tools:
         os.environ["DG_USE_NVIDIA_TOOLS"] = "1"
     only = [o for o in args.only.split(",") if o]
+    skip = [o for o in args.skip.split(",") if o]
     files = [f for f in args.files.split(",") if f]
     if only:
-        files = [f for f in files if any(o.startswith(f + "::") for o in only)]
+        files = [f for f in files if any(o == f or o.startswith(f + "::") for o in only)]
     import hopgemm
 
     info = hopgemm.device_info()
     with tempfile.TemporaryDirectory(prefix="deepgemm-tests-") as tmp:
         tests_dir = extract_tests(tarball, tmp)
-        results = run_all(tests_dir, files, args.timeout, only)
+        results = run_all(tests_dir, files, args.timeout, only, skip)
     table, counts = summary(results)
     print(f"\n== DeepGEMM's test files ({os.path.basename(tarball)}) against hopgemm {hopgemm.__version__} on "
           f"{info.name} (sm_{info.arch_major}{info.arch_minor})"
