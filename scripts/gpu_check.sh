@@ -18,7 +18,7 @@
 #     test_attention.py, test_einsum.py, test_hyperconnection.py from .anchor/'s tarball: carry .anchor), run against
 #     hopgemm through the deep_gemm alias by tests/gpu/deepgemm_files/run.py (its arguments pass through: --only
 #     FILE::TEST,..., --timeout SECONDS per file, --nvidia-tools). Builds the Python package only.
-#     -> $OUT/deepgemm-files.json and the summary table. All six files: ~10 min (test_m_grouped_gemm_masked alone ~4).
+#     -> $OUT/deepgemm-files.json and the summary table. All six files: ~1.5 min on an H100 (2026-11-28).
 #   ab: scripts/ab_builds.sh (the CLIs of OLD_SRC_DIR, e.g. a carried .old/, and of this tree, each built and cached
 #     apart, timed alternately over deepseek-v3 and wgrad-pr95, ROUNDS default 2; its header says how to make .old,
 #     and AB_SUITES / AB_SHAPES / AB_BENCH_ARGS narrow or change the runs) -> $OUT/ab-summary.txt. Skips this script's
