@@ -1,4 +1,6 @@
 """DeepGEMM's two heuristics settings, with what they mean for hopgemm's kernels."""
+from __future__ import annotations
+
 from typing import Tuple, Union
 
 from . import _C

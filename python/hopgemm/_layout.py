@@ -1,6 +1,8 @@
 """Scale-factor layout utilities with deep_gemm's names and semantics.
 
 The kernels are in the C++ library; this module allocates their outputs like the input."""
+from __future__ import annotations
+
 from typing import Optional, Sequence
 
 from . import _C, _dispatch

@@ -3,6 +3,8 @@ combine over symmetric memory) is built on SM100 instructions (tcgen05 MMA, tens
 exists on Blackwell only. hopgemm targets Hopper (SM90): these names are here with DeepGEMM's signatures so that code
 probing for them gets a NotImplementedError that says so, not an AttributeError. On SM90, build the layer from
 m_grouped_fp8_gemm_nt_contiguous / _masked and torch.distributed all-to-all."""
+from __future__ import annotations
+
 from typing import Any, Optional, Tuple, Union
 
 __all__ = ["SymmBuffer", "get_symm_buffer_for_mega_moe", "transform_weights_for_mega_moe", "fp8_fp4_mega_moe",

@@ -1,5 +1,7 @@
 """deep_gemm.utils.math: integer helpers, UE8M0 rounding and packing, the FP8 quantisers (fused kernels), and
 DeepGEMM's FP4 (e2m1) helpers for its SM100 tests (plain torch code: SM90 has no FP4 GEMM to feed)."""
+from __future__ import annotations
+
 from typing import Any, Sequence, Tuple
 
 from .. import _C, _dispatch
