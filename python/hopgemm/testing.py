@@ -28,7 +28,7 @@ __all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto", "FP8_ACC_TOL", "
            "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference",
            "MGroupedLayout", "m_grouped_ids_layout", "m_grouped_psum_layout", "m_grouped_packed_layout",
            "m_grouped_masked_layout", "assert_untouched", "assert_m_grouped_fp8_gemm_close", "k_grouped_offsets",
-           "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn"]
+           "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn", "m_grouped_ends_layout", "k_grouped_device_ks"]
 
 
 def calc_diff(x: Any, y: Any) -> Any:
@@ -395,6 +395,23 @@ def m_grouped_masked_layout(masked_m: Sequence[int], max_m: int) -> MGroupedLayo
                           _gaps(num_rows, segments))
 
 
+def m_grouped_ends_layout(values: Sequence[int], num_rows: int, kind: str = "psum",
+                          alignment: int = 128) -> MGroupedLayout:
+    """The rows of the psum (kind "psum") or packed ("packed") contiguous layout whose grouped_layout holds `values`
+    as the op reads them on the device, any int32 included (include/hopgemm/grouped_gemm.hpp): group g starts at the
+    previous group's end rounded up to `alignment` (packed: 1) and clamped to num_rows, and ends at max(start,
+    min(values[g], num_rows)); an end below its start makes an empty group. Every other row is untouched. For ends of
+    valid sizes this is m_grouped_psum_layout / m_grouped_packed_layout."""
+    step = alignment if kind == "psum" else 1
+    segments, end = [], 0
+    for g, value in enumerate(values):
+        start = 0 if g == 0 else min(_align(end, step), num_rows)
+        end = max(start, min(int(value), num_rows))
+        if end > start:
+            segments.append((g, start, end))
+    return MGroupedLayout(kind, len(values), num_rows, [int(v) for v in values], segments, _gaps(num_rows, segments))
+
+
 def _flat_rows(x: Any) -> Any:
     """x [rows, cols] as is, or [G, M, cols] as [G * M, cols] (a view: the group dimension must be dense)."""
     if len(x.shape) == 2:
@@ -439,23 +456,39 @@ def assert_untouched(x: Any, rows: Sequence[Tuple[int, int]], name: str = "d") -
                                  f"of them were written, the first at row {first}")
 
 
+def _check_group_diffs(groups: dict, diff_tol: Optional[float], name: str) -> None:
+    """Each group's calc_diff ({group: _DiffSums}) below diff_tol (None: no bar); the AssertionError names the worst."""
+    if diff_tol is None:
+        return
+    diffs = {g: sums.value() for g, sums in groups.items()}
+    bad = {g: diff for g, diff in diffs.items() if not diff < diff_tol}
+    if bad:
+        worst = max(bad, key=lambda g: bad[g] if bad[g] == bad[g] else float("inf"))
+        raise AssertionError(f"{name}: calc_diff of {len(bad)} group(s) at or above {diff_tol:.3g}, worst group {worst}: "
+                             f"{bad[worst]:.3g}")
+
+
 def assert_m_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, layout: MGroupedLayout,
-                                    acc_tol: float = FP8_ACC_TOL, name: str = "d") -> float:
+                                    acc_tol: float = FP8_ACC_TOL, name: str = "d",
+                                    diff_tol: Optional[float] = None) -> float:
     """An M-grouped FP8 GEMM's output (m_grouped_fp8_gemm_{nt,nn}_contiguous, m_grouped_fp8_gemm_nt_masked) against
     the float64 reference of the dequantised inputs, segment by segment of `layout`: each segment's rows of d within
     assert_fp8_gemm_close's element-wise bound of A[rows] (sfa per 1 x 128) @ B[group]^T (sfb[group] per 128 x 128),
-    every untouched row still NaN. d, a and sfa are [rows, .] or, masked, [G, M_max, .] (row-major sfa: pass the
-    scales' values, whatever layout the op was given); b [G, N, K]. Returns calc_diff over all computed rows."""
+    every untouched row still NaN, and with diff_tol each group's calc_diff (over its rows) below it. d, a and sfa are
+    [rows, .] or, masked, [G, M_max, .] (row-major sfa: pass the scales' values, whatever layout the op was given);
+    b [G, N, K]. Returns calc_diff over all computed rows."""
     d2, a2, sfa2 = _flat_rows(d), _flat_rows(a), _flat_rows(sfa)
     if d2.shape[0] != layout.num_rows or a2.shape[0] != layout.num_rows:
         raise ValueError(f"{name}: the layout has {layout.num_rows} rows, d {d2.shape[0]} and a {a2.shape[0]}")
-    sums = _DiffSums()
+    sums, groups = _DiffSums(), {}
     for group, start, end in layout.segments:
         rows = slice(start, end)
         ref = assert_fp8_gemm_close(d2[rows], a2[rows], sfa2[rows], b[group], sfb[group], 128, acc_tol=acc_tol,
                                     name=f"{name} rows {start}-{end - 1} (group {group})")
         sums.add(d2[rows], ref)
+        groups.setdefault(group, _DiffSums()).add(d2[rows], ref)
     assert_untouched(d2, layout.untouched, name)
+    _check_group_diffs(groups, diff_tol, name)
     return sums.value()
 
 
@@ -468,19 +501,34 @@ def k_grouped_offsets(ks: Sequence[int]) -> List[int]:
     return out
 
 
+def k_grouped_device_ks(values: Sequence[int], sum_k: int) -> List[int]:
+    """The K each group of k_grouped_fp8_gemm_nt_contiguous computes with when its ks_tensor holds `values` (any int32,
+    whatever the host's ks say) and the host's ks sum to sum_k: each value rounded down to a multiple of 128, at least
+    0 and at most what sum_k leaves after the groups before it (include/hopgemm/grouped_gemm.hpp). Group g then reads
+    A_g and B_g at the offsets of these Ks (k_grouped_offsets)."""
+    out, used = [], 0
+    for value in values:
+        k = min(max(int(value), 0) // 128 * 128, sum_k - used)
+        out.append(k)
+        used += k
+    return out
+
+
 def assert_k_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, ks: Sequence[int],
                                     c: Optional[Any] = None, rows: Optional[Any] = None,
-                                    acc_tol: float = FP8_ACC_TOL, name: str = "d") -> float:
+                                    acc_tol: float = FP8_ACC_TOL, name: str = "d",
+                                    diff_tol: Optional[float] = None) -> float:
     """k_grouped_fp8_gemm_nt_contiguous's output against the float64 reference: d[g] [M, N] = C[g] + A_g @ B_g^T with
     A_g the K-major [M, ks[g]] matrix at a[off_g * M : (off_g + ks[g]) * M] of the flat FP8 buffer a (B_g likewise with
     N), sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] per 1 x 128 in any strides (MN-major or row-major). Each
     non-empty group within assert_fp8_gemm_close's element-wise bound; an empty group (ks[g] == 0) exactly C[g] (zeros
     without C). c: the C the op was given, as it was before the call (where it aliased d, a copy), or None. rows: check
-    only these rows of every d[g] (an index or a slice: for problems too large for a full float64 reference). Returns
-    calc_diff over the checked elements of the non-empty groups."""
+    only these rows of every d[g] (an index or a slice: for problems too large for a full float64 reference). With
+    diff_tol, each non-empty group's calc_diff below it. Returns calc_diff over the checked elements of the non-empty
+    groups."""
     m, n = d.shape[1], d.shape[2]
     pick = slice(None) if rows is None else rows
-    sums = _DiffSums()
+    sums, groups = _DiffSums(), {}
     for g, (k, off) in enumerate(zip(ks, k_grouped_offsets(ks))):
         out = d[g][pick]
         c_g = None if c is None else c[g][pick]
@@ -494,6 +542,8 @@ def assert_k_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, 
         ref = assert_fp8_gemm_close(out, a_g, sfa[pick][:, blocks], b_g, sfb[:, blocks], 1, c=c_g, acc_tol=acc_tol,
                                     name=f"{name}[{g}] (k = {k})")
         sums.add(out, ref)
+        groups.setdefault(g, _DiffSums()).add(out, ref)
+    _check_group_diffs(groups, diff_tol, name)
     return sums.value()
 
 

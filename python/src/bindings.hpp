@@ -16,5 +16,6 @@ void bind_layout(nanobind::module_& m);        // layout.cpp
 void bind_quantize(nanobind::module_& m);      // quantize.cpp
 void bind_gemm(nanobind::module_& m);          // gemm.cpp
 void bind_grouped_gemm(nanobind::module_& m);  // grouped_gemm.cpp
+void bind_tuning(nanobind::module_& m);        // tuning.cpp: configurations without tensors (tests, tools)
 
 }  // namespace hopgemm::python

@@ -171,4 +171,5 @@ NB_MODULE(_C, m) {
   hopgemm::python::bind_quantize(m);
   hopgemm::python::bind_gemm(m);
   hopgemm::python::bind_grouped_gemm(m);
+  hopgemm::python::bind_tuning(m);
 }
