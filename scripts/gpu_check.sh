@@ -6,6 +6,7 @@
 # Usage: scripts/gpu_check.sh [tests|bench|all|sustained|reliability] [extra pytest args...]
 #        scripts/gpu_check.sh deepgemm [bench/vs_deepgemm.py args; none: --sfa mn,row]
 #        scripts/gpu_check.sh ab OLD_SRC_DIR [ROUNDS]
+#        scripts/gpu_check.sh deepgemm-files [tests/gpu/deepgemm_files/run.py args]
 #   sustained: both GEMM suites with --sustain-ms 500 (each kernel settled under load first; ~2.5 min)
 #   reliability: the figures of docs/RELIABILITY.md in one pass (~6-7 min on an H100; run it with the call's full 600 s),
 #     four processes at once after a build of the Python package alone: the GPU Python tests but the kernel variants, with the kernels' error measured on every checked
@@ -20,6 +21,11 @@
 #     -> $OUT/<gpu>-<date>-vs-deepgemm-<commit>.json and vs-deepgemm.txt (the table and summary). ~4-5 min.
 #     The MoE grouped suites: scripts/gpu_check.sh deepgemm --suites contiguous,masked,kgrouped [--sfa mn,row]
 #     (--suites all for everything; split the suites over calls to stay within a call's time limit).
+#   deepgemm-files: DeepGEMM's own test files, unmodified (test_fp8_fp4.py, test_layout.py, test_bf16.py,
+#     test_attention.py, test_einsum.py, test_hyperconnection.py from .anchor/'s tarball: carry .anchor), run against
+#     hopgemm through the deep_gemm alias by tests/gpu/deepgemm_files/run.py (its arguments pass through: --only
+#     FILE::TEST,..., --timeout SECONDS per file, --nvidia-tools). Builds the Python package only.
+#     -> $OUT/deepgemm-files.json and the summary table. All six files: ~1.5 min on an H100 (2026-11-28).
 #   ab: scripts/ab_builds.sh (the CLIs of OLD_SRC_DIR, e.g. a carried .old/, and of this tree, each built and cached
 #     apart, timed alternately over deepseek-v3 and wgrad-pr95, ROUNDS default 2; its header says how to make .old,
 #     and AB_SUITES / AB_SHAPES / AB_BENCH_ARGS narrow or change the runs) -> $OUT/ab-summary.txt. Skips this script's
@@ -47,10 +53,10 @@ if [ "$what" = deepgemm ]; then
   fi
 fi
 t0=$(date +%s)
-if [ "$what" = reliability ]; then  # the Python package alone: its tests need no C++ test binary
+if [ "$what" = deepgemm-files ] || [ "$what" = reliability ]; then  # the Python package is all they need
   "$PYTHON" -m pip install -q --no-build-isolation --no-deps -C build-dir="$BUILD_DIR/python" . > "$OUTDIR/build.log" 2>&1 ||
     { tail -50 "$OUTDIR/build.log"; exit 1; }
-  echo "build: $(( $(date +%s) - t0 )) s"
+  echo "build (Python package): $(( $(date +%s) - t0 )) s"
 elif [ "$what" != ab ]; then  # ab builds both of its CLIs itself
   scripts/build.sh > "$OUTDIR/build.log" 2>&1 || { tail -50 "$OUTDIR/build.log"; exit 1; }
   echo "build: $(( $(date +%s) - t0 )) s"
@@ -141,6 +147,12 @@ if [ "$what" = deepgemm ]; then
     sed -n '/^== vs DeepGEMM summary/,$p' "$OUTDIR/vs_deepgemm.log"
     grep -q "^== vs DeepGEMM summary" "$OUTDIR/vs_deepgemm.log" || tail -30 "$OUTDIR/vs_deepgemm.log"
   fi
+fi
+if [ "$what" = deepgemm-files ]; then
+  (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/deepgemm_files/run.py" --tarball "$HOPGEMM_ROOT/$dg_tarball" \
+     --json "$OUTDIR/deepgemm-files.json" "$@") > "$OUTDIR/deepgemm_files.log" 2>&1 || status=1
+  sed -n "/^== DeepGEMM's test files/,\$p" "$OUTDIR/deepgemm_files.log"
+  grep -q "^== DeepGEMM's test files" "$OUTDIR/deepgemm_files.log" || tail -40 "$OUTDIR/deepgemm_files.log"
 fi
 if [ "$what" = ab ]; then
   # Its many run files stay out of $OUT until archived (a run cut off at the time limit still returns ab.log).

@@ -4,7 +4,12 @@
 // the C++ op. Arguments that may be None (optional tensors, stream) need `"c"_a.none() = nb::none()`.
 #include <nanobind/nanobind.h>
 
+#include <string>
+
 namespace hopgemm::python {
+
+// Raises hopgemm.HopgemmTypeError (a TypeError that is also a RuntimeError, module.cpp) with `message`.
+[[noreturn]] void throw_type_error(const std::string& message);
 
 void bind_runtime(nanobind::module_& m);       // module.cpp: init, settings, device info, JIT, errors
 void bind_layout(nanobind::module_& m);        // layout.cpp
