@@ -1,7 +1,7 @@
 """Edges of the M-grouped and K-grouped FP8 GEMMs that the main grouped tests (test_grouped_gemm.py) leave out: K not
 a multiple of 128 in every M-grouped layout (the last k-block partial, TMA zero-filling past K), the packed layout with
-MN-major A scales, masked groups of up to M_max = 4096 rows, and B beyond 2^31 elements (the K-grouped B buffer, the
-M-grouped [G, N, K] B whose last groups start past 2^31 bytes) as test_grouped_gemm.py's 64-bit case does for A.
+MN-major A scales, masked groups of up to M_max = 4096 rows, and an M-grouped [G, N, K] B beyond 2^31 elements whose last
+groups start past 2^31 bytes (test_grouped_gemm.py's 64-bit K-grouped case has A and B there).
 
 Run: pytest tests/gpu/test_grouped_gemm_edges.py [-k "not slow"]   (the 2^31-element cases are named *_slow)
 """
@@ -11,15 +11,7 @@ from sm90_torch import require_torch_on_sm90
 
 torch = require_torch_on_sm90("CUDA tensors")
 
-from grouped_inputs import (  # noqa: E402
-    K_GROUPED,
-    check_k_grouped,
-    grouped_op,
-    k_grouped_operands,
-    k_grouped_sf,
-    run_contiguous,
-    run_masked,
-)
+from grouped_inputs import run_contiguous, run_masked  # noqa: E402
 from hopgemm.testing import (  # noqa: E402
     m_grouped_ids_layout,
     m_grouped_packed_layout,
@@ -61,23 +53,6 @@ def test_masked_max_m_4096(sf_mn_major):
     # inside a tile.
     run_masked([4096, 0, 1, 3000, 4095, 129], 4096, 2048, 1024, expected_m=2048, seed=41, guard_rows=64,
                sf_mn_major=sf_mn_major)
-
-
-def test_k_grouped_64bit_offsets_of_b_slow():
-    # sum(ks) * N above 2^31 elements: the last groups' B_g start past 2^31 in B's flat buffer (test_grouped_gemm.py's
-    # test_k_grouped_64bit_offsets_slow has A there). Checked on every 97th row and the last 64 rows of each group.
-    m, n, ks = 256, 7168, [77824, 76800, 78848, 77824]
-    assert sum(ks) * n > 2**31
-    if free_gib() < 24:
-        pytest.skip(f"needs 24 GiB of free GPU memory, {free_gib():.1f} GiB free")
-    op = grouped_op(K_GROUPED)
-    a, sfa_t, b, sfb_t = k_grouped_operands(m, n, ks, seed=42)
-    sfa, sfb = k_grouped_sf(sfa_t, "mn"), k_grouped_sf(sfb_t, "mn")
-    c = torch.randn(len(ks), m, n, device="cuda") * 32
-    d = c.clone()
-    op((a, sfa), (b, sfb), d, ks, torch.tensor(ks, device="cuda", dtype=torch.int32), d)
-    for rows in (slice(0, m, 97), slice(m - 64, m)):
-        check_k_grouped(d, a, sfa, b, sfb, ks, c=c, rows=rows)
 
 
 @pytest.mark.parametrize("kind", ["ids", "psum"])
