@@ -12,8 +12,7 @@
 #     four processes at once after a build of the Python package alone: the GPU Python tests but the kernel variants, with the kernels' error measured on every checked
 #     output (HOPGEMM_ACCURACY_LOG, scripts/accuracy_summary.py); every kernel variant the heuristics can pick
 #     (tests/gpu/test_kernel_variants.py); the mutants (scripts/mutants.py). -> $OUT/kernel_variants.json,
-#     mutants.json, accuracy.json and the logs. RELIABILITY_PARTS (default "fp8 other variants mutants") picks parts;
-#     RELIABILITY_ISOLATE (a pytest -k expression) runs the tests known to fault in a process of their own.
+#     mutants.json, accuracy.json and the logs. RELIABILITY_PARTS (default "fp8 other variants mutants") picks parts.
 # GPU tests must run here: HOPGEMM_REQUIRE_GPU=1 turns any skip under tests/gpu into a failure.
 #   deepgemm: hopgemm against DeepGEMM in one process (bench/vs_deepgemm.py: the dense fwd, dgrad and wgrad sets of the
 #     2026-11-25 head-to-head, same inputs, alternating order, first call on fresh caches, Python host time). DeepGEMM
@@ -82,21 +81,14 @@ fi
 if [ "$what" = reliability ]; then
   export HOPGEMM_RELIABILITY_DIR="$OUTDIR"
   gpu="$HOPGEMM_ROOT/tests/gpu" pids=() parts=" ${RELIABILITY_PARTS:-fp8 other variants mutants} "
-  # A test whose kernel faults loses the process's CUDA context for every test after it: tests known to fault
-  # (RELIABILITY_ISOLATE, a pytest -k expression) run in a process of their own.
-  isolate="${RELIABILITY_ISOLATE:-}"
   if [[ $parts == *" fp8 "* ]]; then
-    (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-fp8.jsonl" "$PYTHON" -m pytest -q -rs "$gpu/test_fp8_gemm.py" \
-      ${isolate:+-k "not ($isolate)"}) > "$OUTDIR/pytest-fp8.log" 2>&1 & pids+=($!)
+    (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-fp8.jsonl" "$PYTHON" -m pytest -q -rs "$gpu/test_fp8_gemm.py") \
+      > "$OUTDIR/pytest-fp8.log" 2>&1 & pids+=($!)
   fi
   if [[ $parts == *" other "* ]]; then
     (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-other.jsonl" "$PYTHON" -m pytest -q -rs "$gpu" \
-      --ignore="$gpu/test_fp8_gemm.py" --ignore="$gpu/test_kernel_variants.py" ${isolate:+-k "not ($isolate)"}) \
-      > "$OUTDIR/pytest-other.log" 2>&1 & pids+=($!)
-  fi
-  if [ -n "$isolate" ]; then
-    (cd /tmp && "$PYTHON" -m pytest -q -rs "$gpu" --ignore="$gpu/test_kernel_variants.py" -k "$isolate") \
-      > "$OUTDIR/pytest-isolated.log" 2>&1 & pids+=($!)
+      --ignore="$gpu/test_fp8_gemm.py" --ignore="$gpu/test_kernel_variants.py") > "$OUTDIR/pytest-other.log" 2>&1 &
+    pids+=($!)
   fi
   if [[ $parts == *" variants "* ]]; then
     (cd /tmp && HOPGEMM_ACCURACY_LOG="$OUTDIR/accuracy-variants.jsonl" "$PYTHON" -m pytest -q -rs -s \
