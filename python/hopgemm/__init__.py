@@ -50,6 +50,7 @@ from ._layout import (  # noqa: E402
     transform_sf_into_required_layout,
 )
 from . import testing, utils  # noqa: E402
+from ._warmup import import_cache_archive, warmup  # noqa: E402
 
 # deep_gemm HEAD's canonical names; the fp8_gemm_* names above are the older ones it keeps as aliases.
 fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt = fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt

@@ -124,6 +124,7 @@ void bind_runtime(nb::module_& m) {
       .def_ro("num_stored", &PrecompileReport::num_stored)
       .def_ro("seconds", &PrecompileReport::seconds)
       .def_ro("errors", &PrecompileReport::errors)
+      .def_ro("compiler", &PrecompileReport::compiler)
       .def("__repr__", [](const PrecompileReport& r) {
         return "PrecompileReport(num_kernels=" + std::to_string(r.num_kernels) + ", num_compiled=" +
                std::to_string(r.num_compiled) + ", num_cached=" + std::to_string(r.num_cached) +
@@ -146,4 +147,5 @@ NB_MODULE(_C, m) {
   hopgemm::python::bind_quantize(m);
   hopgemm::python::bind_gemm(m);
   hopgemm::python::bind_grouped_gemm(m);
+  hopgemm::python::bind_warmup(m);
 }
