@@ -90,9 +90,13 @@ TEST_F(CliCache, LsNamesEachEntrysFamilyProblemClassAndConfig) {
   EXPECT_NE(r.output.find(": 2 entries"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\nsm90_sf_layout "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("    problem: pack_ue8m0=1 max_groups="), std::string::npos) << r.output;
-  // The GEMM's problem class (recipe, dtypes, layouts) apart from its tuned config (tiles, stages, splits).
+  // The GEMM's problem class (recipe, dtypes, layouts) in words, apart from its tuned config (tiles, stages, splits).
   EXPECT_NE(r.output.find("\nsm90_fp8_gemm "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("    problem: recipe=0 out_dtype=0 accumulate=0 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("    problem: 1D2D scales (A per 1x128, B per 128x128), BF16 D, A scales row-major, dense\n"),
+            std::string::npos) << r.output;
+  // And the compiler that built each entry, with its file.
+  EXPECT_NE(r.output.find("    compiler: " + compiler.signature() + ", " + compiler.location() + "\n"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("    config: block_m="), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("config: recipe="), std::string::npos) << r.output;
 }
