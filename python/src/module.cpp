@@ -71,7 +71,8 @@ void bind_runtime(nb::module_& m) {
   m.def("_check_tensor", [](nb::handle x, const std::string& name) {
     CallContext ctx;
     tensor_arg(x, name.c_str(), ctx);
-  }, "x"_a, "name"_a, "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
+  }, "x"_a.none(), "name"_a,
+        "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
   m.def("_stream", [](nb::handle stream, nb::handle like) {
     CallContext ctx;
     if (!like.is_none()) tensor_arg(like, "like", ctx);
