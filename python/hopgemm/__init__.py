@@ -1,4 +1,4 @@
-"""hopgemm: FP8 and BF16 GEMM kernels for NVIDIA Hopper (SM90), compiled at run time.
+"""hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), JIT-compiled.
 
 A drop-in for DeepSeek's ``deep_gemm`` (``import hopgemm as deep_gemm``). Tensors are torch tensors or any
 DLPack array on a CUDA device (CuPy, JAX, ...); ops run on the current torch stream of the tensors'

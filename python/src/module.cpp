@@ -142,7 +142,7 @@ void bind_runtime(nb::module_& m) {
 }  // namespace hopgemm::python
 
 NB_MODULE(_C, m) {
-  m.doc() = "hopgemm native extension (FP8/BF16 GEMM kernels for Hopper); use the `hopgemm` package.";
+  m.doc() = "hopgemm native extension (FP8 GEMM kernels for Hopper); use the `hopgemm` package.";
   hopgemm::python::bind_runtime(m);
   hopgemm::python::bind_layout(m);
   hopgemm::python::bind_quantize(m);
