@@ -84,8 +84,10 @@ void set_include_dir(const std::string& path) {
 std::string library_directory() {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&library_directory), &info) == 0 || info.dli_fname == nullptr) return "";
+  // For code linked into the executable the loader reports its argv[0], which may be a bare name: the kernel knows.
+  const std::filesystem::path file = info.dli_fname[0] == '/' ? info.dli_fname : "/proc/self/exe";
   std::error_code ec;
-  const std::filesystem::path self = std::filesystem::canonical(info.dli_fname, ec);
+  const std::filesystem::path self = std::filesystem::canonical(file, ec);
   return ec ? "" : self.parent_path().string();
 }
 
