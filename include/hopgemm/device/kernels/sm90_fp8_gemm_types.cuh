@@ -136,10 +136,12 @@ struct Sm90Fp8GemmParams {
   i64 sfb_group_stride;       // 1D2D sfb: elements between the groups' block scales
   i32 sfa_group_k_blocks;     // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
   // k_groups: the base of A's and B's flat buffers and the per-CTA global slots of the patched descriptors
-  // (kKGroupMapSlots per operand per CTA, 128-byte aligned).
+  // (kKGroupMapSlots per operand per CTA, 128-byte aligned); sum(ks) / 128 of the host's ks, what A's, B's and the
+  // scales' buffers hold: the scheduler clamps the device's ks to it.
   const u8* a_base;
   const u8* b_base;
   TmaDescriptor* tensor_map_slots;
+  i32 k_blocks_total;
 };
 // k_groups: descriptor slots per operand per CTA. A slot is rewritten only after every load that used it has landed:
 // one more slot than pipeline stages, and each group switch takes at least one stage (scheduler/sm90_k_grouped_scheduler.cuh).

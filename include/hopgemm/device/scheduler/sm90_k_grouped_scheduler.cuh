@@ -2,9 +2,15 @@
 // Scheduler of the K-grouped GEMM (MoE weight gradients): G groups share M and N, group g has its own K (k_g, a
 // multiple of 128, grouped_layout[g]); D[g] is rows [g M, (g + 1) M) of a [G M, N] output. Units walk the groups in
 // order, each group's M x N tiles banded as the dense scheduler's; groups with k_g = 0 have no units (their D is C,
-// which the host put there). A_g and B_g are separate K-major [M, k_g] / [N, k_g] matrices in flat buffers, so the
-// producer loads them through descriptors patched for the group (kPatchesMaps; group_k_begin / group_k say where
-// and how long); their per-row scales are one MN-major map each, the group's columns from group_k_begin / 128.
+// which the host put there).
+// grouped_layout is device memory the host validated only as its own list of ks: the scheduler takes group g's K as
+// the value rounded down to a multiple of 128, at least 0 and at most what the buffers hold past the groups before it
+// (k_blocks_total, the host's sum(ks) / 128). So a value of 1-127 makes an empty group (a unit with no k-blocks
+// would leave its consumers waiting for a stage no producer fills), an unaligned one drops its tail, and a sum past
+// the host's cannot read beyond A, B or their scales.
+// A_g and B_g are separate K-major [M, k_g] / [N, k_g] matrices in flat buffers, so the producer loads them through
+// descriptors patched for the group (kPatchesMaps; group_k_begin / group_k say where and how long); their per-row
+// scales are one MN-major map each, the group's columns from group_k_begin / 128.
 // The coordinates answer for the unit next() returned last.
 
 #include "hopgemm/device/ptx/ld_global.cuh"
@@ -40,7 +46,9 @@ struct Sm90KGroupedScheduler {
       if (group + 1 >= params.num_groups) return false;
       k_begin += k;
       ++group;
-      k = max(ptx::ld_global_nc_i32(params.grouped_layout + group), 0);
+      const i64 k_blocks_left = params.k_blocks_total - k_begin / 128;
+      k = static_cast<i32>(min(static_cast<i64>(max(ptx::ld_global_nc_i32(params.grouped_layout + group), 0) / 128),
+                               k_blocks_left)) * 128;
       group_first_unit += group_units;
       group_units = k > 0 ? tile_units : 0;
     }

@@ -44,9 +44,11 @@ struct Sm90MGroupRangesScheduler {
       const i32 begin = g * params.group_rows;
       return Rows{begin, begin + min(max(value, 0), params.group_rows)};
     }
-    const i32 limit = params.m, align = params.group_align;
-    const i32 begin = min(g == 0 ? 0 : (previous_end + align - 1) / align * align, limit);
-    return Rows{begin, max(begin, min(value, limit))};
+    // previous_end and align are below 2^31: rounded up in u32, the start cannot overflow before it is clamped.
+    const u32 limit = static_cast<u32>(params.m), align = static_cast<u32>(params.group_align);
+    const u32 aligned_end = (static_cast<u32>(previous_end) + align - 1) / align * align;
+    const i32 begin = g == 0 ? 0 : static_cast<i32>(min(aligned_end, limit));
+    return Rows{begin, max(begin, min(value, params.m))};
   }
   HOPGEMM_DEVICE i32 units_m_of(const Rows& r) const { return ceil_div(ceil_div(r.end - r.begin, kBlockM), kClusterM); }
 
