@@ -62,8 +62,9 @@ constexpr OpName kOpNames[] = {
 
 bool grouped(WarmupOp op) { return op != WarmupOp::kGemm && op != WarmupOp::kWgrad; }
 
-// The dimension of `gemm` that carries tokens.
-int64_t WarmupGemm::*token_dim(WarmupOp op) {
+// The dimension of an op's GEMM that carries tokens.
+using Dimension = int64_t WarmupGemm::*;
+Dimension token_dim(WarmupOp op) {
   switch (op) {
     case WarmupOp::kWgrad: case WarmupOp::kKGrouped: return &WarmupGemm::k;
     default: return &WarmupGemm::m;
@@ -132,7 +133,7 @@ void add_problems(const WarmupGemm& g, int64_t max_tokens, WarmupScales scales, 
     case WarmupOp::kKGrouped: {
       // The op's problem: the mean K of the non-empty groups (each a multiple of 128) and their count.
       const int64_t most = fixed > 0 ? fixed : max_tokens;
-      for (int64_t groups = 1; groups <= g.groups; ++groups) {
+      for (int64_t groups = 1; groups <= std::min(g.groups, most / kKBlock); ++groups) {
         const int64_t low = fixed > 0 ? fixed : groups * kKBlock;
         for (int64_t sum_k = low; sum_k <= most; sum_k += kKBlock) {
           add(heuristics::make_k_grouped_problem(g.m, g.n, sum_k / groups, groups, num_sms, get_tc_util()));
@@ -145,7 +146,7 @@ void add_problems(const WarmupGemm& g, int64_t max_tokens, WarmupScales scales, 
 
 void check_gemm(const WarmupGemm& g) {
   const std::string what = "warm-up GEMM " + to_string(g);
-  const int64_t WarmupGemm::*tokens = token_dim(g.op);
+  const Dimension tokens = token_dim(g.op);
   for (auto [dim, name] : {std::pair{&WarmupGemm::m, "M"}, {&WarmupGemm::n, "N"}, {&WarmupGemm::k, "K"}}) {
     if (g.*dim < 0) bad(what + ": " + name + " must not be negative");
     if (g.*dim == 0 && dim != tokens) bad(what + ": only " + (tokens == &WarmupGemm::m ? "M" : "K") + " may be 0 (every token count)");
@@ -156,8 +157,8 @@ void check_gemm(const WarmupGemm& g) {
   if (g.n % (g.op == WarmupOp::kWgrad || g.op == WarmupOp::kKGrouped ? 4 : 8) != 0) {
     bad(what + ": N must be a multiple of 8 (BF16 D) or 4 (FP32 D)");
   }
-  if (g.op == WarmupOp::kKGrouped && g.k % (kKBlock * g.groups) != 0 && g.k != 0) {
-    bad(what + ": K (the groups' total) must be a multiple of 128 x groups");
+  if (g.op == WarmupOp::kKGrouped && g.k % kKBlock != 0) {
+    bad(what + ": K (the groups' total) must be a multiple of 128 (each group's is)");
   }
 }
 

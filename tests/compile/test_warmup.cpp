@@ -142,6 +142,25 @@ TEST(WarmupShapes, ParseAndPrint) {
   }
 }
 
+// The problems each op's token dimension runs over: M = 1..max; wgrad's K over the multiples of 16; masked's expected
+// rows 1..max; k-grouped's every count of non-empty groups with every total K (multiples of 128) that count allows.
+TEST(WarmupShapes, ProblemsPerTokenDimension) {
+  WarmupOptions o;
+  o.num_sms = kNumSms;
+  o.utility_kernels = false;
+  o.max_tokens = 256;
+  auto problems = [&](const char* shape) { return plan_warmup({parse_warmup_gemm(shape)}, o).problems; };
+  EXPECT_EQ(problems("*x512x1024"), 256);
+  EXPECT_EQ(problems("64x512x1024"), 1);
+  EXPECT_EQ(problems("wgrad:512x256x*"), 256 / 16);
+  EXPECT_EQ(problems("masked:4x*x256x512"), 256);
+  o.max_tokens = 1024;
+  EXPECT_EQ(problems("k-grouped:4x256x512x*"), 8 + 7 + 6 + 5);
+  o.scales = WarmupScales::kBoth;
+  EXPECT_EQ(problems("wgrad:512x256x*"), 1024 / 16 * 4);  // both layouts of A's and of B's per-row scales
+  EXPECT_EQ(problems("*x512x1024"), 1024 * 2);
+}
+
 TEST(WarmupModels, DeepSeekV3OnEightRanks) {
   ModelDeployment deployment;
   deployment.tp = 8;
