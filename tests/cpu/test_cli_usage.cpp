@@ -12,6 +12,9 @@
 #include "api/suites.hpp"
 #include "jit/compiler.hpp"
 #include "jit/disk_cache.hpp"
+#include "hopgemm/jit.hpp"
+#include "hopgemm/runtime.hpp"
+#include "hopgemm/warmup.hpp"
 #include "jit_test_util.hpp"
 
 namespace {
@@ -67,6 +70,43 @@ TEST(CliUsage, BenchChecksItsArgumentsBeforeLookingForAGpu) {
   EXPECT_NE(suite.output.find("unknown suite 'no-such-suite'"), std::string::npos) << suite.output;
   const CliRun role = run_cli("bench --role sideways");
   EXPECT_NE(role.output.find("--role 'sideways' must be fwd, dgrad or wgrad"), std::string::npos) << role.output;
+}
+
+TEST(CliUsage, VersionAndAMistypedCommand) {
+  for (const char* form : {"--version", "-V", "version"}) {
+    const CliRun r = run_cli(form);
+    EXPECT_EQ(r.status, 0) << form;
+    EXPECT_EQ(r.output, std::string("hopgemm ") + hopgemm::version() + "\n") << form;
+  }
+  for (auto [typed, meant] : {std::pair{"ino", "info"}, {"precomple", "precompile"}, {"bnech", "bench"}, {"cach", "cache"}}) {
+    const CliRun r = run_cli(typed);
+    EXPECT_NE(r.status, 0) << typed;
+    EXPECT_NE(r.output.find(std::string("did you mean 'hopgemm ") + meant + "'?"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(run_cli("frobnicate").output.find("did you mean"), std::string::npos);
+}
+
+// The suites and models the help texts list are the ones the commands take: the lists come from the code.
+TEST(CliUsage, HelpListsWhatTheCommandsTake) {
+  const CliRun precompile = run_cli("precompile --help");
+  std::string known;
+  for (const auto& suite : hopgemm::precompile_suites()) {
+    EXPECT_NE(precompile.output.find(suite), std::string::npos) << suite << "\n" << precompile.output;
+    known += (known.empty() ? "" : ", ") + suite;
+  }
+  const CliRun unknown = run_cli("precompile --suite no-such-suite");
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.output.find("unknown suite 'no-such-suite' (known: " + known + ")"), std::string::npos)
+      << unknown.output;
+  for (const auto& model : hopgemm::model_presets()) {
+    EXPECT_NE(precompile.output.find(model), std::string::npos) << model;
+    const CliRun plan = run_cli("precompile --model " + model + " --tp 8 --ep 8 --max-tokens 64 --dry-run");
+    EXPECT_EQ(plan.status, 0) << plan.output;
+    EXPECT_NE(plan.output.find("distinct kernels (planned in"), std::string::npos) << plan.output;
+  }
+  const CliRun bench = run_cli("bench --help");
+  for (const auto& suite : hopgemm::api::suite_names()) EXPECT_NE(bench.output.find(suite), std::string::npos) << suite;
+  EXPECT_EQ(bench.output.find(hopgemm::api::kMoeSuite), std::string::npos) << bench.output;  // precompile only
 }
 
 TEST(CliUsage, PrecompileChecksItsNumbers) {

@@ -1,5 +1,6 @@
 // hopgemm precompile: build kernels ahead of time, in parallel, without a GPU: an embedded suite, or warm-up for a
 // model or the user's own shapes (every token count up to --max-tokens).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -61,6 +62,12 @@ int run_precompile(Args& args) {
 
   if (model.empty() && shapes.empty()) {
     const std::string name = suite.empty() ? "deepseek-v3" : suite;
+    const std::vector<std::string> suites = precompile_suites();
+    if (std::find(suites.begin(), suites.end(), name) == suites.end()) {
+      std::string known;
+      for (const auto& s : suites) known += (known.empty() ? "" : ", ") + s;
+      throw Error(ErrorKind::kInvalidArgument, "precompile: unknown suite '" + name + "' (known: " + known + ")");
+    }
     if (dry_run) throw Error(ErrorKind::kInvalidArgument, "precompile: --dry-run is for --model and --shape");
     std::printf("precompiling suite '%s' for sm_90a, %d SMs, cache %s\n", name.c_str(), options.num_sms,
                 cache_dir.c_str());
