@@ -19,6 +19,7 @@
 #include "hopgemm/error.hpp"
 #include "hopgemm/layout.hpp"
 #include "hopgemm/runtime.hpp"
+#include "hopgemm/tuning.hpp"
 #include "runtime/env.hpp"
 #include "runtime/workspace.hpp"
 
@@ -117,18 +118,28 @@ void check_memory(const api::Validator& v, const TensorView& d, std::initializer
   }
 }
 
-// The heuristics' choice (memoised), with HOPGEMM_GROUPED_CONFIG's fields where it is set.
+// set_grouped_config_overrides's fields for this thread (empty: none).
+thread_local std::map<std::string, int> thread_grouped_overrides;
+
+// The heuristics' choice (memoised), with the fields of set_grouped_config_overrides, else of HOPGEMM_GROUPED_CONFIG,
+// where one is set.
 heuristics::Fp8GemmChoice grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
   const heuristics::Fp8GemmChoice& choice = api::fp8_gemm_choice(problem);
   if (choice.num_tiles == 0) {
     throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + heuristics::describe(problem));
   }
-  if (!runtime::env().grouped_config) return choice;
-  static const std::map<std::string, int> overrides =
-      api::parse_config_overrides(*runtime::env().grouped_config, "HOPGEMM_GROUPED_CONFIG");
-  heuristics::Fp8GemmChoice changed = api::apply_config_overrides(choice, overrides, "HOPGEMM_GROUPED_CONFIG");
+  const bool scoped = !thread_grouped_overrides.empty();
+  if (!scoped && !runtime::env().grouped_config) return choice;
+  const char* who = scoped ? "set_grouped_config_overrides" : "HOPGEMM_GROUPED_CONFIG";
+  heuristics::Fp8GemmChoice changed;
+  if (scoped) {
+    changed = api::apply_config_overrides(choice, thread_grouped_overrides, who);
+  } else {
+    static const std::map<std::string, int> overrides = api::parse_config_overrides(*runtime::env().grouped_config, who);
+    changed = api::apply_config_overrides(choice, overrides, who);
+  }
   if (const char* rule = device::config_violation(changed.config)) {
-    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": HOPGEMM_GROUPED_CONFIG makes an invalid config: " + rule);
+    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": " + who + " makes an invalid config: " + rule);
   }
   return changed;
 }
@@ -214,6 +225,11 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
 }
 
 }  // namespace
+
+void set_grouped_config_overrides(const std::map<std::string, int>& overrides) {
+  api::apply_config_overrides(heuristics::Fp8GemmChoice{}, overrides, "set_grouped_config_overrides");  // names checked
+  thread_grouped_overrides = overrides;
+}
 
 int get_mk_alignment_for_contiguous_layout() { return mk_alignment().load(std::memory_order_relaxed); }
 

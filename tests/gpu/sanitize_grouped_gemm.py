@@ -1,9 +1,11 @@
 """A small representative subset of hopgemm's grouped GEMMs, for compute-sanitizer (memcheck, racecheck, synccheck).
 
 Run through tests/gpu/sanitize.sh; on its own it just runs the cases once and checks the results (every computed row
-within its bound, every other row untouched: tests/gpu/grouped_inputs.py). Where this build of hopgemm has no grouped
-GEMMs yet it says so and runs nothing.
+within its bound, every other row untouched: tests/gpu/grouped_inputs.py). A build of hopgemm without the grouped GEMMs
+fails it (exit 1): the sanitizers must not pass over nothing.
 """
+import sys
+
 import hopgemm
 from hopgemm.testing import (
     m_grouped_ids_layout,
@@ -18,8 +20,8 @@ from grouped_inputs import CONTIGUOUS, K_GROUPED, MASKED, run_contiguous, run_k_
 def main():
     missing = [name for name in (CONTIGUOUS, MASKED, K_GROUPED) if not hasattr(hopgemm, name)]
     if missing:
-        print(f"grouped sanitizer subset: nothing run, this build of hopgemm has no {', '.join(missing)}")
-        return
+        print(f"grouped sanitizer subset: this build of hopgemm has no {', '.join(missing)}")
+        sys.exit(1)
     n, k = 576, 640  # 4.5 N blocks of 128, 5 K blocks
     # Contiguous: skipped -1 blocks at both ends and an id out of range (4 = G), padding rows inside blocks, an odd
     # number of 128-row blocks; then psum gaps and a packed layout whose groups straddle tiles.

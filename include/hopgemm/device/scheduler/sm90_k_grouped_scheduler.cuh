@@ -29,8 +29,8 @@ struct Sm90KGroupedScheduler {
   i32 rank_m, rank_n;
   i32 group = -1;
   i32 group_first_unit = 0, group_units = 0;
-  i64 k_begin = 0;  // the group's first K (sum of the previous groups' K): 64-bit, sum(ks) x M may pass 2^31
-  i32 k = 0;        // the group's K
+  i32 kb_begin = 0;  // the group's first k-block (the previous groups' K / 128; K itself times M may pass 2^31)
+  i32 k = 0;         // the group's K
 
   HOPGEMM_DEVICE Sm90KGroupedScheduler(const Params& p, u32 cta_rank) : params(p) {
     units_m = ceil_div(ceil_div(p.group_rows, kBlockM), kClusterM);
@@ -44,11 +44,10 @@ struct Sm90KGroupedScheduler {
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
     while (unit >= group_first_unit + group_units) {
       if (group + 1 >= params.num_groups) return false;
-      k_begin += k;
+      kb_begin += k / 128;
       ++group;
-      const i64 k_blocks_left = params.k_blocks_total - k_begin / 128;
-      k = static_cast<i32>(min(static_cast<i64>(max(ptx::ld_global_nc_i32(params.grouped_layout + group), 0) / 128),
-                               k_blocks_left)) * 128;
+      const i32 value = ptx::ld_global_nc_i32(params.grouped_layout + group);
+      k = min(max(value, 0) / 128, params.k_blocks_total - kb_begin) * 128;
       group_first_unit += group_units;
       group_units = k > 0 ? tile_units : 0;
     }
@@ -71,14 +70,14 @@ struct Sm90KGroupedScheduler {
   }
 
   // Where the group's A_g / B_g start in their flat buffers (elements = bytes) and their K.
-  HOPGEMM_DEVICE i64 group_k_begin() const { return k_begin; }
+  HOPGEMM_DEVICE i64 group_k_begin() const { return static_cast<i64>(kb_begin) * 128; }
   HOPGEMM_DEVICE i32 group_k() const { return k; }
 
   HOPGEMM_DEVICE i32 a_row(const WorkUnit& u) const { return u.m_block * kBlockM; }
   HOPGEMM_DEVICE i32 b_row(const WorkUnit& u) const { return u.n_block * kBlockN; }
   HOPGEMM_DEVICE i32 sfa_row(const WorkUnit& u) const { return a_row(u); }
   HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return kb * 128; }
-  HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit&, i32 kb) const { return static_cast<i32>(k_begin / 128) + kb; }
+  HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit&, i32 kb) const { return kb_begin + kb; }
   HOPGEMM_DEVICE i32 d_row(const WorkUnit& u) const { return u.group * params.group_rows + a_row(u); }
   HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return b_row(u); }
   // A B-sharing pair's two tiles always take the same B rows.
