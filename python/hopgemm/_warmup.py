@@ -2,11 +2,14 @@
 import json as _json
 import os as _os
 import tempfile as _tempfile
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _C
 
+Shape = Union[str, Sequence[Optional[Union[int, str]]]]
 
-def _shape_text(shape):
+
+def _shape_text(shape: Shape) -> str:
     """'[OP:]MxNxK' as given, or (m, n, k) / (op, m, n, k) / (op, groups, m, n, k) with None for the token dimension."""
     if isinstance(shape, str):
         return shape
@@ -18,8 +21,11 @@ def _shape_text(shape):
     return f"{op}:{dims}"
 
 
-def warmup(model=None, shapes=(), *, tp=1, ep=1, masked_moe=True, max_tokens=8192, scales="mn", num_sms=0, jobs=0,
-           progress=True, utility_kernels=True, dry_run=False, archive=None):
+def warmup(model: Union[None, str, "_os.PathLike[str]", Dict[str, Any]] = None,
+           shapes: Union[Shape, Sequence[Shape]] = (), *, tp: int = 1, ep: int = 1, masked_moe: bool = True,
+           max_tokens: int = 8192, scales: str = "mn", num_sms: int = 0, jobs: int = 0, progress: bool = True,
+           utility_kernels: bool = True, dry_run: bool = False, archive: Union[None, str, "_os.PathLike[str]"] = None
+           ) -> Union["_C.PrecompileReport", Tuple[int, int, float]]:
     """Compile every kernel a model or a list of GEMMs can select, for every token count up to ``max_tokens``.
 
     After it, ``set_jit_policy("error_on_miss")`` serves the workload without compiling, and CUDA-graph capture finds
@@ -62,7 +68,7 @@ def warmup(model=None, shapes=(), *, tp=1, ep=1, masked_moe=True, max_tokens=819
             _os.unlink(temporary)
 
 
-def import_cache_archive(path):
+def import_cache_archive(path: Union[str, "_os.PathLike[str]"]) -> Tuple[int, int, List[str]]:
     """Add the kernels of a cache archive (``warmup(archive=...)``, ``hopgemm cache export``) to the kernel cache,
     each checked first. Returns (added, already present, [skipped entry: why, ...])."""
     return _C.import_cache_archive(_os.fspath(path))
