@@ -149,3 +149,29 @@ print(r.num_compiled, r.num_cached)
     environ = dict(os.environ, HOPGEMM_CACHE_DIR=str(tmp_path / "c"))
     result = subprocess.run([cli(), "cache", "import", str(damaged)], capture_output=True, text=True, env=environ)
     assert result.returncode == 1 and "does not match its checksum" in result.stderr, result.stderr
+
+
+def test_hopgemm_nvrtc_names_the_compiler(tmp_path):
+    """HOPGEMM_NVRTC is final: a wrong path is an error naming it, not a silent fall-back to another compiler; a
+    right one is the compiler, its version in the cache key (another version compiles its own entries)."""
+    environ = dict(os.environ, HOPGEMM_CACHE_DIR=str(tmp_path), HOPGEMM_NVRTC="/nonexistent/libnvrtc.so.13")
+    info = subprocess.run([cli(), "info"], capture_output=True, text=True, env=environ, timeout=60).stdout
+    assert "JIT compiler           unavailable: NVRTC: cannot open /nonexistent/libnvrtc.so.13 (HOPGEMM_NVRTC)" in info
+
+    wheel_nvrtc = None  # the NVRTC of NVIDIA's pip wheels, where torch brought them
+    for entry in sys.path:
+        for sub in ("nvidia/cu13/lib/libnvrtc.so.13", "nvidia/cuda_nvrtc/lib/libnvrtc.so.12"):
+            if os.path.isfile(os.path.join(entry, sub)):
+                wheel_nvrtc = os.path.realpath(os.path.join(entry, sub))
+    if wheel_nvrtc is None:
+        return  # no second NVRTC on this machine: the first half is the test
+    toolkit = compiler_file_from_info(tmp_path)
+    run([cli(), "precompile", "--shape", SHAPE, "--gemms-only"], tmp_path)
+    out = run([cli(), "precompile", "--shape", SHAPE, "--gemms-only"], tmp_path, HOPGEMM_NVRTC=wheel_nvrtc)
+    info = run([cli(), "info"], tmp_path, HOPGEMM_NVRTC=wheel_nvrtc)
+    assert f"{wheel_nvrtc} (HOPGEMM_NVRTC)" in info, info
+    same_version = toolkit.split(" (")[0] == wheel_nvrtc or "1 already cached" in out
+    signatures = {line.split("=", 1)[1] for m in tmp_path.glob("kernels/*/manifest")
+                  for line in m.read_text().splitlines() if line.startswith("compiler=")}
+    # Two entries where the versions differ (13.0 and 13.2 here), one where they are the same.
+    assert len(signatures) == (1 if same_version else 2), (signatures, out)
