@@ -32,6 +32,7 @@ struct PrecompileReport {
   int num_cached = 0;    // already in the disk cache
   int num_stored = 0;    // in the disk cache after the run: fewer than num_kernels where it could not be written
                          // (a full or read-only disk), the rest compiled in memory only and lost at exit
+  int num_loaded = 0;    // warmup(): GEMM kernels also loaded into this process (a GPU present)
   double seconds = 0.0;  // wall time
   std::vector<std::string> errors;  // one line per kernel that failed
   std::string compiler;  // the compiler and the file it is, e.g. "NVRTC 13.0, /usr/local/cuda/lib64/libnvrtc.so.13 (...)"

@@ -90,6 +90,9 @@ struct WarmupOptions {
   std::function<void(int, int)> progress;
   // Also write the set's cache entries into this tar archive (export_cache_archive); "" for none.
   std::string archive;
+  // Where a GPU is present, also load the GEMM kernels into this process (report.num_loaded), so that a CUDA-graph
+  // capture, which refuses to load a kernel, finds them. The layout and quantisation kernels load on first use.
+  bool load = true;
 };
 
 struct WarmupPlan {

@@ -28,8 +28,9 @@ def warmup(model: Union[None, str, "_os.PathLike[str]", Dict[str, Any]] = None,
            ) -> Union["_C.PrecompileReport", Tuple[int, int, float]]:
     """Compile every kernel a model or a list of GEMMs can select, for every token count up to ``max_tokens``.
 
-    After it, ``set_jit_policy("error_on_miss")`` serves the workload without compiling, and CUDA-graph capture finds
-    every kernel. Needs no GPU; the heuristics plan for ``num_sms`` SMs (0: the current GPU's, or 132 without one).
+    After it, ``set_jit_policy("error_on_miss")`` serves the workload without compiling; where a GPU is present the
+    GEMM kernels are also loaded into this process, so that CUDA-graph capture finds them. Needs no GPU; the
+    heuristics plan for ``num_sms`` SMs (0: the current GPU's, or 132 without one).
 
     model: an embedded model (``hopgemm._C.model_presets()``: "deepseek-v3", "qwen3-235b-a22b"), the path of a
         Hugging Face ``config.json``, or such a config as a dict. Its attention and dense/shared-expert MLP GEMMs and
@@ -44,7 +45,8 @@ def warmup(model: Union[None, str, "_os.PathLike[str]", Dict[str, Any]] = None,
     archive: also write the kernels' cache entries into this tar file (``hopgemm.import_cache_archive`` on the
         target machine, or ``hopgemm cache import``).
 
-    Returns a PrecompileReport (num_kernels, num_compiled, num_cached, num_stored, seconds, errors, compiler).
+    Returns a PrecompileReport (num_kernels, num_compiled, num_cached, num_stored, num_loaded, seconds, errors,
+    compiler).
     """
     model_name, model_is_file, temporary = "", False, None
     if isinstance(model, dict):

@@ -148,6 +148,7 @@ void bind_runtime(nb::module_& m) {
       .def_ro("num_compiled", &PrecompileReport::num_compiled)
       .def_ro("num_cached", &PrecompileReport::num_cached)
       .def_ro("num_stored", &PrecompileReport::num_stored)
+      .def_ro("num_loaded", &PrecompileReport::num_loaded)
       .def_ro("seconds", &PrecompileReport::seconds)
       .def_ro("errors", &PrecompileReport::errors)
       .def_ro("compiler", &PrecompileReport::compiler)

@@ -19,8 +19,10 @@
 #include <string_view>
 #include <thread>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
+#include "api/gemm_internal.hpp"
 #include "api/gemm_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
@@ -168,9 +170,15 @@ int resolve_num_sms(int requested) {
   return gpu_available() ? get_num_sms() : 132;
 }
 
+struct Plan {
+  int64_t problems = 0;
+  std::vector<device::Sm90Fp8GemmConfig> gemm_configs;  // the distinct GEMM kernels
+  std::vector<jit::KernelSource> sources;               // theirs, then the utility kernels' (options.utility_kernels)
+};
+
 // The distinct kernels of `gemms`, chosen on up to `jobs` threads.
-std::vector<jit::KernelSource> plan_sources(const std::vector<WarmupGemm>& gemms, const WarmupOptions& options,
-                                            int64_t& num_problems) {
+Plan make_plan(const std::vector<WarmupGemm>& gemms, const WarmupOptions& options) {
+  Plan plan;
   if (options.max_tokens < 1) bad("warmup: max_tokens must be positive");
   const int num_sms = resolve_num_sms(options.num_sms);
   ProblemSet set;
@@ -179,10 +187,10 @@ std::vector<jit::KernelSource> plan_sources(const std::vector<WarmupGemm>& gemms
     add_problems(g, options.max_tokens, options.scales, num_sms, set);
   }
   const std::vector<ProblemKey> problems(set.begin(), set.end());
-  num_problems = static_cast<int64_t>(problems.size());
+  plan.problems = static_cast<int64_t>(problems.size());
 
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  jobs = static_cast<int>(std::min<int64_t>(jobs, std::max<int64_t>(1, num_problems / 256)));
+  jobs = static_cast<int>(std::min<int64_t>(jobs, std::max<int64_t>(1, plan.problems / 256)));
   std::vector<std::vector<device::Sm90Fp8GemmConfig>> chosen(static_cast<size_t>(jobs));
   std::atomic<size_t> next{0};
   auto worker = [&](size_t slot) {
@@ -203,16 +211,19 @@ std::vector<jit::KernelSource> plan_sources(const std::vector<WarmupGemm>& gemms
   for (const auto& slot : chosen) {
     for (const auto& config : slot) configs.insert(ConfigKey{config});
   }
-  std::vector<jit::KernelSource> sources;
-  sources.reserve(configs.size());
-  for (const auto& config : configs) sources.push_back(api::render_sm90_fp8_gemm(config.value));
+  std::vector<std::pair<jit::KernelSource, device::Sm90Fp8GemmConfig>> kernels;
+  for (const auto& config : configs) kernels.emplace_back(api::render_sm90_fp8_gemm(config.value), config.value);
   // A stable order (by source), so progress and logs read the same from run to run.
-  std::sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) { return a.code < b.code; });
-  if (options.utility_kernels) {
-    for (auto& s : api::layout_suite_sources()) sources.push_back(std::move(s));
-    for (auto& s : api::quantize_suite_sources()) sources.push_back(std::move(s));
+  std::sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.first.code < b.first.code; });
+  for (auto& [source, config] : kernels) {
+    plan.sources.push_back(std::move(source));
+    plan.gemm_configs.push_back(config);
   }
-  return sources;
+  if (options.utility_kernels) {
+    for (auto& s : api::layout_suite_sources()) plan.sources.push_back(std::move(s));
+    for (auto& s : api::quantize_suite_sources()) plan.sources.push_back(std::move(s));
+  }
+  return plan;
 }
 
 // ---- models ------------------------------------------------------------------------------------------------------
@@ -455,22 +466,28 @@ std::vector<WarmupGemm> model_gemms(const ModelShape& model, const ModelDeployme
 
 WarmupPlan plan_warmup(const std::vector<WarmupGemm>& gemms, const WarmupOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  const Plan made = make_plan(gemms, options);
   WarmupPlan plan;
-  plan.num_kernels = static_cast<int>(plan_sources(gemms, options, plan.problems).size());
+  plan.problems = made.problems;
+  plan.num_kernels = static_cast<int>(made.sources.size());
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return plan;
 }
 
 PrecompileReport warmup(const std::vector<WarmupGemm>& gemms, const WarmupOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  int64_t problems = 0;
-  const std::vector<jit::KernelSource> sources = plan_sources(gemms, options, problems);
+  const Plan plan = make_plan(gemms, options);
   const auto progress = options.progress ? options.progress : options.show_progress ? progress_bar() : nullptr;
-  PrecompileReport report = jit::precompile_sources(sources, options.jobs, progress);
+  PrecompileReport report = jit::precompile_sources(plan.sources, options.jobs, progress);
   if (!options.archive.empty()) {
     std::vector<std::string> dirs;
-    for (const auto& source : sources) dirs.push_back(jit::cache_entry_dir(source, jit::default_compiler()));
+    for (const auto& source : plan.sources) dirs.push_back(jit::cache_entry_dir(source, jit::default_compiler()));
     export_cache_archive(options.archive, dirs);
+  }
+  // With a GPU, the GEMM kernels are loaded into this process too: a CUDA-graph capture refuses to load one.
+  if (options.load && report.errors.empty() && gpu_available()) {
+    for (const auto& config : plan.gemm_configs) api::fp8_gemm_kernel(config, "warmup", nullptr);
+    report.num_loaded = static_cast<int>(plan.gemm_configs.size());
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

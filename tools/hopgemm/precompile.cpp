@@ -99,6 +99,7 @@ int run_precompile(Args& args) {
     return 0;
   }
   options.show_progress = true;
+  options.load = false;  // this process ends here: nothing to load the kernels for
   const int status = report(warmup(gemms, options), cache_dir);
   if (!options.archive.empty()) std::printf("wrote the set's cache entries to %s\n", options.archive.c_str());
   return status;
