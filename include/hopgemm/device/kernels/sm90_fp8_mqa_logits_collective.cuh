@@ -26,8 +26,14 @@
 
 namespace hopgemm::device::mqa {
 
-inline constexpr int kProducerRegs = 40;
+// setmaxnreg moves registers only within the CTA's launch allocation: 640 threads get 65536 / 640 rounded down to a
+// multiple of 8 = 96 each (61440), so the producer must give back at least what the math warpgroups take (with 40 and
+// 112 the math warpgroups' setmaxnreg.inc waited forever: the first GPU run hung in both kernels).
+inline constexpr int kProducerRegs = 32;
 inline constexpr int kMathRegs = 112;
+inline constexpr int kLaunchRegs = 65536 / kMqaThreads / 8 * 8;
+static_assert(128 * kProducerRegs + 128 * kMqaMathWgs * kMathRegs <= kMqaThreads * kLaunchRegs,
+              "register reallocation beyond the CTA's launch allocation deadlocks setmaxnreg.inc");
 inline constexpr u32 kMathThreads = 128 * kMqaMathWgs;
 inline constexpr u32 kReleaseArrivals = kMqaMathWgs * 4;  // one per math warp
 inline constexpr u32 kBarrierWarpgroup0 = 1;              // named barriers 1..4: one per math warpgroup's staging
