@@ -1,5 +1,6 @@
 #pragma once
-// hopgemm: FP8 and BF16 matrix kernels for NVIDIA Hopper (SM90), compiled at run time.
+// hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), compiled at
+// run time.
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
 #include "hopgemm/grouped_gemm.hpp"
@@ -10,3 +11,4 @@
 #include "hopgemm/runtime.hpp"
 #include "hopgemm/tensor.hpp"
 #include "hopgemm/tuning.hpp"
+#include "hopgemm/warmup.hpp"

@@ -49,7 +49,7 @@ struct Fp8GemmProblemSpec {
 // The kernel configuration the op runs for `spec` (its tuning-table row or the model's choice), by field name: every
 // field of the configuration, then the launch parameters num_sms and raster_band; with `overrides` applied as
 // fp8_gemm_nt_with_overrides applies them. Pure (no GPU). Throws Error(kUnsupported) where no configuration fits and
-// Error(kInvalidArgument) for an unknown or fixed override name or an invalid result.
+// Error(kInvalidArgument) for an unknown or fixed override name, an invalid result or splits of K left empty.
 std::map<std::string, int> fp8_gemm_config(const Fp8GemmProblemSpec& spec,
                                            const std::map<std::string, int>& overrides = {});
 // Compiles the FP8 GEMM kernels of `configs` (each as fp8_gemm_config returns it: every config field by name; launch

@@ -1,4 +1,4 @@
-"""hopgemm: FP8 and BF16 GEMM kernels for NVIDIA Hopper (SM90), compiled at run time.
+"""hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), JIT-compiled.
 
 A drop-in for DeepSeek's ``deep_gemm`` (``import hopgemm as deep_gemm``). Tensors are torch tensors or any
 DLPack array on a CUDA device (CuPy, JAX, ...); ops run on the current torch stream of the tensors'
@@ -70,6 +70,7 @@ from .mega import (  # noqa: E402 (SM100 only: they raise NotImplementedError)
     transform_weights_for_mega_moe,
 )
 from ._alias import provide_deep_gemm, withdraw_deep_gemm  # noqa: E402
+from ._warmup import import_cache_archive, warmup  # noqa: E402
 
 # deep_gemm HEAD's canonical names; the fp8_gemm_* names above are the older ones it keeps as aliases.
 fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt = fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt

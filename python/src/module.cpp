@@ -96,7 +96,8 @@ void bind_runtime(nb::module_& m) {
   m.def("_check_tensor", [](nb::handle x, const std::string& name) {
     CallContext ctx;
     tensor_arg(x, name.c_str(), ctx);
-  }, "x"_a, "name"_a, "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
+  }, "x"_a.none(), "name"_a,
+        "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
   m.def("_stream", [](nb::handle stream, nb::handle like) {
     CallContext ctx;
     if (!like.is_none()) tensor_arg(like, "like", ctx);
@@ -147,8 +148,10 @@ void bind_runtime(nb::module_& m) {
       .def_ro("num_compiled", &PrecompileReport::num_compiled)
       .def_ro("num_cached", &PrecompileReport::num_cached)
       .def_ro("num_stored", &PrecompileReport::num_stored)
+      .def_ro("num_loaded", &PrecompileReport::num_loaded)
       .def_ro("seconds", &PrecompileReport::seconds)
       .def_ro("errors", &PrecompileReport::errors)
+      .def_ro("compiler", &PrecompileReport::compiler)
       .def("__repr__", [](const PrecompileReport& r) {
         return "PrecompileReport(num_kernels=" + std::to_string(r.num_kernels) + ", num_compiled=" +
                std::to_string(r.num_compiled) + ", num_cached=" + std::to_string(r.num_cached) +
@@ -165,12 +168,13 @@ void bind_runtime(nb::module_& m) {
 }  // namespace hopgemm::python
 
 NB_MODULE(_C, m) {
-  m.doc() = "hopgemm native extension (FP8/BF16 GEMM kernels for Hopper); use the `hopgemm` package.";
+  m.doc() = "hopgemm native extension (FP8 GEMM kernels for Hopper); use the `hopgemm` package.";
   hopgemm::python::bind_runtime(m);
   hopgemm::python::bind_layout(m);
   hopgemm::python::bind_quantize(m);
   hopgemm::python::bind_mqa_logits(m);
   hopgemm::python::bind_gemm(m);
   hopgemm::python::bind_grouped_gemm(m);
+  hopgemm::python::bind_warmup(m);
   hopgemm::python::bind_tuning(m);
 }

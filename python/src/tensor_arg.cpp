@@ -322,6 +322,12 @@ DeviceGuard::DeviceGuard(int device) {
   if (device < 0) return;
   int current = 0;
   cudaError_t status = cudaGetDevice(&current);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) {
+    // No usable GPU at all: nothing can run, and the op says so itself once it has checked its arguments (which it
+    // does before anything else), so a bad argument is still reported as such on this machine.
+    cudaGetLastError();
+    return;
+  }
   if (status == cudaSuccess && current != device) status = cudaSetDevice(device);
   if (status != cudaSuccess) {
     cudaGetLastError();

@@ -63,6 +63,9 @@ std::map<std::string, int> fp8_gemm_config(const Fp8GemmProblemSpec& spec, const
   if (const char* rule = device::config_violation(choice.config)) {
     throw Error(ErrorKind::kInvalidArgument, std::string("fp8_gemm_config: the overrides make an invalid config: ") + rule);
   }
+  if (!device::k_splits_fit(problem.k, choice.config.k_splits)) {
+    throw Error(ErrorKind::kInvalidArgument, "fp8_gemm_config: k_splits leaves a split without k-blocks");
+  }
   std::map<std::string, int> out;
   for (const auto& f : api::sm90_fp8_gemm_config_fields()) out[f.name] = choice.config.*(f.member);
   out["num_sms"] = choice.launch.num_sms;

@@ -16,8 +16,16 @@ from fp8_gemm_inputs import check, make_inputs, poisoned
 from grouped_inputs import run_contiguous, run_k_grouped, run_masked
 from hopgemm.testing import m_grouped_ids_layout, m_grouped_packed_layout, m_grouped_psum_layout
 from hopgemm.utils import align
-from kernel_variants import IDS_RUNS, K_GROUPED_KS, MASKED_M, PACKED_SIZES, PSUM_SIZES, Kernel, execution_problem, \
-    forced_config
+from kernel_variants import (
+    IDS_RUNS,
+    K_GROUPED_KS,
+    MASKED_M,
+    PACKED_SIZES,
+    PSUM_SIZES,
+    Kernel,
+    execution_problem,
+    forced_config,
+)
 
 
 def rows_aligned(sf):
@@ -29,10 +37,12 @@ def rows_aligned(sf):
 
 
 def scales_arg(sf, row_major):
+    """Per-row scales as the kernel's layout wants them: row-major in TMA-loadable rows, or MN-major TMA-aligned."""
     return rows_aligned(sf) if row_major else hopgemm.get_mn_major_tma_aligned_tensor(sf)
 
 
 def run_gemm(spec, seed):
+    """The dense GEMM of an execution problem (kernel_variants.execution_problem), forced and checked."""
     m, n, k = spec["m"], spec["n"], spec["k"]
     recipe_1d1d = spec["recipe_1d1d"]
     a8, sfa, b8, sfb = make_inputs(m, n, k, recipe_1d1d, seed=seed)
@@ -52,6 +62,8 @@ def run_gemm(spec, seed):
 
 
 def run_grouped(kernel, spec, seed):
+    """The grouped GEMM of an execution problem, forced through the per-thread overrides and checked: group ids; psum,
+    masked and packed ranges (packed last: its groups start inside tiles); or K groups."""
     op, n, k = spec["op"], spec["n"], spec["k"]
     hopgemm._C._set_grouped_config_overrides(spec["overrides"])
     try:

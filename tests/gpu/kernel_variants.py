@@ -217,7 +217,7 @@ def execution_problem(kernel: Kernel) -> Dict:
     # Odd tile counts along M and N (the last tile partial): a pair's last tile has a phantom partner.
     m = (2 * f["cluster_m"] + 1) * f["block_m"] - 37
     n = (2 * f["cluster_n"] + 1) * f["block_n"] - (8 if f["block_n"] > 8 else 0)  # BF16 D rows of 16 bytes
-    k_blocks = max(3 * f["k_splits"] + 1, 6)
+    k_blocks = max(4 * f["k_splits"], 6)  # every split non-empty: (splits - 1) * ceil(blocks / splits) < blocks
     if f["sfb_regs"]:
         k_blocks = max(k_blocks, 37)  # past the first 32-k-block chunk of B scales held in registers
     op = kernel.op

@@ -1,31 +1,29 @@
 """Edges of the M-grouped and K-grouped FP8 GEMMs that the main grouped tests (test_grouped_gemm.py) leave out: K not
 a multiple of 128 in every M-grouped layout (the last k-block partial, TMA zero-filling past K), the packed layout with
-MN-major A scales, masked groups of up to M_max = 4096 rows, and B beyond 2^31 elements (the K-grouped B buffer, the
-M-grouped [G, N, K] B whose last groups start past 2^31 bytes) as test_grouped_gemm.py's 64-bit case does for A.
+MN-major A scales, masked groups of up to M_max = 4096 rows, and an M-grouped [G, N, K] B beyond 2^31 elements whose last
+groups start past 2^31 bytes (test_grouped_gemm.py's 64-bit K-grouped case has A and B there).
 
 Run: pytest tests/gpu/test_grouped_gemm_edges.py [-k "not slow"]   (the 2^31-element cases are named *_slow)
 """
+import os
+import sys
+
 import pytest
 
 from sm90_torch import require_torch_on_sm90
 
 torch = require_torch_on_sm90("CUDA tensors")
 
-from grouped_inputs import (  # noqa: E402
-    K_GROUPED,
-    check_k_grouped,
-    grouped_op,
-    k_grouped_operands,
-    k_grouped_sf,
-    run_contiguous,
-    run_masked,
-)
+from case_worker import run_cases  # noqa: E402
+from grouped_inputs import run_contiguous, run_masked  # noqa: E402
+from packed_mn_major_cases import CASES as PACKED_MN_MAJOR  # noqa: E402
 from hopgemm.testing import (  # noqa: E402
     m_grouped_ids_layout,
     m_grouped_packed_layout,
     m_grouped_psum_layout,
 )
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 PSUM_SIZES = [1, 127, 0, 129, 300, 0, 64, 5]
 PACKED_SIZES = [1, 1, 200, 3, 0, 129, 64, 1, 500, 0]
 
@@ -47,12 +45,16 @@ def test_m_grouped_k_not_a_multiple_of_128(kind, k):
     run_contiguous(layout, n, k, seed=k)
 
 
-@pytest.mark.parametrize("k", [2048, 2112])
-@pytest.mark.parametrize("sizes", [PACKED_SIZES, [70, 0, 129, 1, 5, 255]])
-def test_packed_layout_with_mn_major_sfa(sizes, k):
-    # MN-major TMA-aligned A scales with groups that start inside tiles: the scale rows come by TMA from a tile row that
-    # is not a multiple of the tile height.
-    run_contiguous(m_grouped_packed_layout(sizes, trailing_rows=3), 4096, k, seed=len(sizes) + k, sfa_mn_major=True)
+@pytest.fixture(scope="module")
+def packed_mn_major_results():
+    return run_cases([sys.executable, os.path.join(HERE, "packed_mn_major_cases.py")], list(PACKED_MN_MAJOR), cwd=HERE)
+
+
+@pytest.mark.parametrize("case", list(PACKED_MN_MAJOR))
+def test_packed_layout_with_mn_major_sfa(case, packed_mn_major_results):
+    # MN-major TMA-aligned A scales with groups that start inside tiles (tests/gpu/packed_mn_major_cases.py, in a worker
+    # process: these fault at 725d587).
+    assert packed_mn_major_results[case] == "ok", packed_mn_major_results[case]
 
 
 @pytest.mark.parametrize("sf_mn_major", [False, True])
@@ -61,23 +63,6 @@ def test_masked_max_m_4096(sf_mn_major):
     # inside a tile.
     run_masked([4096, 0, 1, 3000, 4095, 129], 4096, 2048, 1024, expected_m=2048, seed=41, guard_rows=64,
                sf_mn_major=sf_mn_major)
-
-
-def test_k_grouped_64bit_offsets_of_b_slow():
-    # sum(ks) * N above 2^31 elements: the last groups' B_g start past 2^31 in B's flat buffer (test_grouped_gemm.py's
-    # test_k_grouped_64bit_offsets_slow has A there). Checked on every 97th row and the last 64 rows of each group.
-    m, n, ks = 256, 7168, [77824, 76800, 78848, 77824]
-    assert sum(ks) * n > 2**31
-    if free_gib() < 24:
-        pytest.skip(f"needs 24 GiB of free GPU memory, {free_gib():.1f} GiB free")
-    op = grouped_op(K_GROUPED)
-    a, sfa_t, b, sfb_t = k_grouped_operands(m, n, ks, seed=42)
-    sfa, sfb = k_grouped_sf(sfa_t, "mn"), k_grouped_sf(sfb_t, "mn")
-    c = torch.randn(len(ks), m, n, device="cuda") * 32
-    d = c.clone()
-    op((a, sfa), (b, sfb), d, ks, torch.tensor(ks, device="cuda", dtype=torch.int32), d)
-    for rows in (slice(0, m, 97), slice(m - 64, m)):
-        check_k_grouped(d, a, sfa, b, sfb, ks, c=c, rows=rows)
 
 
 @pytest.mark.parametrize("kind", ["ids", "psum"])

@@ -60,8 +60,9 @@ def test_execution_problems_have_odd_tile_counts_and_enough_k(kernels):
         if spec["op"] != "m_grouped_ids" and spec["op"] != "m_grouped_ranges":
             assert (-(-spec["m"] // f["block_m"])) % 2 == 1 and (-(-spec["n"] // f["block_n"])) % 2 == 1
         if spec["op"] == "gemm":
-            k_blocks = -(-spec["k"] // 128)
-            assert spec["k"] % 128 != 0 and k_blocks >= 3 * f["k_splits"] + 1
+            k_blocks, splits = -(-spec["k"] // 128), f["k_splits"]
+            assert spec["k"] % 128 != 0 and k_blocks >= 3 * splits
+            assert (splits - 1) * -(-k_blocks // splits) < k_blocks  # no empty split (the op refuses those)
             assert not f["sfb_regs"] or k_blocks > 32
 
 
@@ -70,6 +71,8 @@ def test_config_hook_rejects_unknown_names_and_invalid_results():
         hopgemm._C._fp8_gemm_config("gemm", 128, 256, 512, overrides={"recipe": 1})
     with pytest.raises(ValueError, match="invalid config"):
         hopgemm._C._fp8_gemm_config("gemm", 128, 256, 512, overrides={"block_n": 12})
+    with pytest.raises(ValueError, match="split without k-blocks"):
+        hopgemm._C._fp8_gemm_config("gemm", 128, 256, 3136, overrides={"k_splits": 8})  # 25 k-blocks: 7 x 4 >= 25
     with pytest.raises(ValueError, match="op must be"):
         hopgemm._C._fp8_gemm_config("dense", 128, 256, 512)
     with pytest.raises(ValueError, match="unknown or fixed"):
