@@ -190,7 +190,9 @@ def test_prefill_bad_inputs_raise_and_write_nothing():
     with pytest.raises(ValueError, match="clean_logits"):
         _C.fp8_mqa_logits(q, kv, sf, w, ks, ke, view[:, :32], True, 32)
     with pytest.raises(ValueError, match="q"):
-        _C.fp8_mqa_logits(q.view(torch.uint8).view(torch.int8), kv, sf, w, ks, ke, view, True, 0)
+        _C.fp8_mqa_logits(q.view(torch.uint8).to(torch.float16), kv, sf, w, ks, ke, view, True, 0)
+    with pytest.raises(NotImplementedError, match="SM100"):  # int8 is DeepGEMM's packed FP4: Blackwell only
+        _C.fp8_mqa_logits(q.view(torch.int8), kv, sf, w, ks, ke, view, True, 0)
     with pytest.raises(NotImplementedError, match="heads"):
         hopgemm.fp8_mqa_logits(q[:, :16].contiguous(), (kv, sf), w[:, :16].contiguous(), ks, ke)
     torch.cuda.synchronize()
