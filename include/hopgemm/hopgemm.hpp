@@ -6,6 +6,7 @@
 #include "hopgemm/grouped_gemm.hpp"
 #include "hopgemm/jit.hpp"
 #include "hopgemm/layout.hpp"
+#include "hopgemm/mqa_logits.hpp"
 #include "hopgemm/quantize.hpp"
 #include "hopgemm/runtime.hpp"
 #include "hopgemm/tensor.hpp"

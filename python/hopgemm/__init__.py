@@ -53,6 +53,13 @@ from ._layout import (  # noqa: E402
     get_tma_aligned_size,
     transform_sf_into_required_layout,
 )
+from ._mqa_logits import (  # noqa: E402
+    fp8_fp4_mqa_logits,
+    fp8_fp4_paged_mqa_logits,
+    fp8_mqa_logits,
+    fp8_paged_mqa_logits,
+    get_paged_mqa_logits_metadata,
+)
 from ._heuristics_settings import set_block_size_multiple_of, set_ignore_compile_dims  # noqa: E402
 from . import mega, testing, utils  # noqa: E402
 from .mega import (  # noqa: E402 (SM100 only: they raise NotImplementedError)

@@ -14,6 +14,7 @@ namespace hopgemm::python {
 void bind_runtime(nanobind::module_& m);       // module.cpp: init, settings, device info, JIT, errors
 void bind_layout(nanobind::module_& m);        // layout.cpp
 void bind_quantize(nanobind::module_& m);      // quantize.cpp
+void bind_mqa_logits(nanobind::module_& m);    // mqa_logits.cpp
 void bind_gemm(nanobind::module_& m);          // gemm.cpp
 void bind_grouped_gemm(nanobind::module_& m);  // grouped_gemm.cpp
 void bind_warmup(nanobind::module_& m);        // warmup.cpp: warm-up and kernel-cache archives

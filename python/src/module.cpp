@@ -172,6 +172,7 @@ NB_MODULE(_C, m) {
   hopgemm::python::bind_runtime(m);
   hopgemm::python::bind_layout(m);
   hopgemm::python::bind_quantize(m);
+  hopgemm::python::bind_mqa_logits(m);
   hopgemm::python::bind_gemm(m);
   hopgemm::python::bind_grouped_gemm(m);
   hopgemm::python::bind_warmup(m);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "api/gemm_sources.hpp"
+#include "api/mqa_logits_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
@@ -119,6 +120,7 @@ PrecompileReport precompile_suite(const std::string& suite, int num_sms, int job
   }
   std::vector<jit::KernelSource> sources = api::layout_suite_sources();
   for (auto& s : api::quantize_suite_sources()) sources.push_back(std::move(s));
+  for (auto& s : api::mqa_logits_suite_sources()) sources.push_back(std::move(s));
   if (suite == api::kMoeSuite) {
     for (const auto& problem : api::moe_suite_problems(num_sms)) {
       const auto choice = heuristics::choose_fp8_gemm_config(problem);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/gemm_sources.hpp"
+#include "api/mqa_logits_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "api/suites.hpp"
 #include "compile/compiled_kernel_checks.hpp"
@@ -45,6 +46,7 @@ CliRun run_cli(const std::string& cache_dir, const std::string& args) {
 std::vector<jit::KernelSource> precompile_set(const std::string& suite) {
   std::vector<jit::KernelSource> all = api::layout_suite_sources();
   for (auto& s : api::quantize_suite_sources()) all.push_back(std::move(s));
+  for (auto& s : api::mqa_logits_suite_sources()) all.push_back(std::move(s));
   for (auto& s : api::gemm_suite_sources(api::suite_gemms(suite), 132)) all.push_back(std::move(s));
   std::vector<jit::KernelSource> out;
   std::set<std::string> seen;

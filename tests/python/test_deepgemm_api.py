@@ -90,8 +90,10 @@ def hopgemm_parameters(obj):
 
 def _same_default(deepgemm_text, value):
     if deepgemm_text.startswith("torch."):
-        torch = sys.modules.get("torch")
-        return torch is not None and value is getattr(torch, deepgemm_text.split(".", 1)[1])
+        # A torch dtype default: the same object, or its name (torch-free hopgemm spells dtype defaults as names, which
+        # its ops take as well as the torch dtypes).
+        torch, name = sys.modules.get("torch"), deepgemm_text.split(".", 1)[1]
+        return value == name or (torch is not None and value is getattr(torch, name))
     expected = ast.literal_eval(deepgemm_text)
     return type(expected) is type(value) and expected == value
 
