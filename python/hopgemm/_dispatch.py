@@ -14,13 +14,14 @@ def _never():
 
 is_compiling = _never
 ops = None  # torch.ops.hopgemm once registered
+_torch = None  # the torch module once registered (for dtypes named by strings)
 
 
 def use_torch_ops(torch):
     """Called by hopgemm/_torch_ops.py once every op is registered: plain calls made while torch.compile traces go
     to torch.ops.hopgemm from now on."""
-    global is_compiling, ops
-    ops = torch.ops.hopgemm
+    global is_compiling, ops, _torch
+    ops, _torch = torch.ops.hopgemm, torch
     compiler = getattr(torch, "compiler", None)  # torch.compiler.is_compiling: torch >= 2.3
     is_compiling = getattr(compiler, "is_compiling", _never)
 
@@ -60,3 +61,20 @@ def m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe, recipe_a
 def k_grouped_fp8_gemm_contiguous(name, a, b, d, ks, ks_tensor, c, recipe, use_psum_layout, stream):
     return _op(name, stream)(a[0], a[1], b[0], b[1], d, _as_list(ks), ks_tensor, c, _as_list(recipe),
                              use_psum_layout)
+
+
+# The indexer's op calls (hopgemm/_mqa_logits.py checks the arguments first; dtype is the logits dtype's name).
+
+def mqa_logits(q, kv, kv_sf, weights, ks, ke, clean_logits, max_seqlen_k, dtype, stream):
+    return _op("fp8_mqa_logits", stream)(q, kv, kv_sf, weights, ks, ke, clean_logits, max_seqlen_k,
+                                         getattr(_torch, dtype))
+
+
+def get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, stream):
+    return _op("get_paged_mqa_logits_metadata", stream)(context_lens, block_kv, num_sms)
+
+
+def fp8_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta, max_context_len,
+                         clean_logits, dtype, stream):
+    return _op("fp8_paged_mqa_logits", stream)(q, kv_cache, weights, context_lens, block_table, schedule_meta,
+                                               max_context_len, clean_logits, getattr(_torch, dtype))

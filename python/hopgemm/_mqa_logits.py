@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple, Union
 
-from . import _C
+from . import _C, _dispatch
 from ._tensors import Tensor, empty, empty_strided, shape_of
 
 __all__ = [
@@ -29,7 +29,7 @@ def _align(x: int, a: int) -> int:
 
 
 def _logits_dtype_name(logits_dtype: Any) -> str:
-    name = str(logits_dtype).rsplit(".", 1)[-1]
+    name = logits_dtype if isinstance(logits_dtype, str) else str(logits_dtype).rsplit(".", 1)[-1]
     if name not in ("float32", "bfloat16"):
         raise ValueError(f"logits_dtype must be float32 or bfloat16, got {logits_dtype!r}")
     return name
@@ -45,9 +45,30 @@ def _fp8_q(q: Union[Tensor, Tuple[Tensor, Optional[Tensor]]], op: str) -> Tensor
     return q
 
 
+def prefill_logits_cols(s_kv: int, max_seqlen_k: int) -> Tuple[int, int]:
+    """(columns of the logits view, columns its buffer is padded for) of fp8_fp4_mqa_logits, as deep_gemm allocates
+    them: [S, S_kv] in rows for S_kv + 256, or compressed [S, max_seqlen_k] in rows for max_seqlen_k rounded up to 256.
+    Also used on SymInts (the torch op's fake implementation)."""
+    if max_seqlen_k > 0:
+        return max_seqlen_k, _align(max_seqlen_k, _STAGE_KV)
+    return s_kv, s_kv + _STAGE_KV
+
+
+def paged_logits_rows_cols(q_shape, max_context_len: int) -> Tuple[int, int, int]:
+    """(rows, columns, buffer columns) of fp8_fp4_paged_mqa_logits' logits for q of shape q_shape (a 4-D
+    [B, next_n, H, D]; any other rank gives 0 rows and the op's own error). SymInts too."""
+    rows = q_shape[0] * q_shape[1] if len(q_shape) == 4 else 0
+    return rows, max_context_len, _align(max_context_len, _STAGE_KV)
+
+
 def _logits(like: Tensor, rows: int, cols: int, buffer_cols: int, dtype: str) -> Tensor:
     stride = _C.mqa_logits_row_stride(buffer_cols, dtype == "bfloat16")
     return empty_strided(like, (rows, cols), (stride, 1), dtype, "q")
+
+
+def _check_max_context_len(max_context_len: int) -> None:
+    if max_context_len < 0:
+        raise ValueError(f"fp8_fp4_paged_mqa_logits: max_context_len must be >= 0, got {max_context_len}")
 
 
 def fp8_fp4_mqa_logits(q: Union[Tensor, Tuple[Tensor, Optional[Tensor]]], kv: Tuple[Tensor, Tensor], weights: Tensor,
@@ -61,13 +82,21 @@ def fp8_fp4_mqa_logits(q: Union[Tensor, Tuple[Tensor, Optional[Tensor]]], kv: Tu
     q = _fp8_q(q, "fp8_fp4_mqa_logits")
     kv_fp8, kv_sf = kv
     dtype = _logits_dtype_name(logits_dtype)
-    s, s_kv = shape_of(q)[0], shape_of(kv_fp8)[0]
-    if max_seqlen_k and max_seqlen_k > 0:
-        logits = _logits(q, s, max_seqlen_k, _align(max_seqlen_k, _STAGE_KV), dtype)
-    else:
-        logits = _logits(q, s, s_kv, s_kv + _STAGE_KV, dtype)
-    _C.fp8_mqa_logits(q, kv_fp8, kv_sf, weights, cu_seq_len_k_start, cu_seq_len_k_end, logits, clean_logits,
-                      max_seqlen_k, stream)
+    if _dispatch.is_compiling():
+        return _dispatch.mqa_logits(q, kv_fp8, kv_sf, weights, cu_seq_len_k_start, cu_seq_len_k_end, clean_logits,
+                                    max_seqlen_k, dtype, stream)
+    return mqa_logits(q, kv_fp8, kv_sf, weights, cu_seq_len_k_start, cu_seq_len_k_end, clean_logits, max_seqlen_k,
+                      dtype, stream)
+
+
+def mqa_logits(q: Tensor, kv: Tensor, kv_sf: Tensor, weights: Tensor, cu_seq_len_k_start: Tensor,
+               cu_seq_len_k_end: Tensor, clean_logits: bool, max_seqlen_k: int, dtype: str, stream: Any) -> Tensor:
+    """fp8_fp4_mqa_logits with its arguments unpacked and checked (dtype: 'float32' or 'bfloat16'): the eager
+    body, also the torch op's implementation."""
+    cols, buffer_cols = prefill_logits_cols(shape_of(kv, "kv")[0], max_seqlen_k)
+    logits = _logits(q, shape_of(q, "q")[0], cols, buffer_cols, dtype)
+    _C.fp8_mqa_logits(q, kv, kv_sf, weights, cu_seq_len_k_start, cu_seq_len_k_end, logits, clean_logits, max_seqlen_k,
+                      stream)
     return logits
 
 
@@ -88,6 +117,13 @@ def get_paged_mqa_logits_metadata(context_lens: Tensor, block_kv: int, num_sms: 
         raise NotImplementedError("get_paged_mqa_logits_metadata: indices (varlen) need SM100")
     if num_sms < 1:
         raise ValueError(f"get_paged_mqa_logits_metadata: num_sms must be >= 1, got {num_sms}")
+    if _dispatch.is_compiling():
+        return _dispatch.get_paged_mqa_logits_metadata(context_lens, block_kv, num_sms, stream)
+    return paged_mqa_logits_metadata(context_lens, block_kv, num_sms, stream)
+
+
+def paged_mqa_logits_metadata(context_lens: Tensor, block_kv: int, num_sms: int, stream: Any) -> Tensor:
+    """get_paged_mqa_logits_metadata once its arguments are checked: the eager body, also the torch op's."""
     meta = empty(context_lens, (num_sms + 1, 2), "int32", "context_lens")
     _C.get_paged_mqa_logits_metadata(context_lens, block_kv, meta, stream)
     return meta
@@ -106,9 +142,21 @@ def fp8_fp4_paged_mqa_logits(q: Union[Tensor, Tuple[Tensor, Optional[Tensor]]], 
     if indices is not None:
         raise NotImplementedError("fp8_fp4_paged_mqa_logits: indices (varlen) need SM100")
     dtype = _logits_dtype_name(logits_dtype)
-    shape = shape_of(q)
-    rows = shape[0] * shape[1] if len(shape) == 4 else 0
-    logits = _logits(q, rows, max_context_len, _align(max_context_len, _STAGE_KV), dtype)
+    _check_max_context_len(max_context_len)
+    if _dispatch.is_compiling():
+        return _dispatch.fp8_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta,
+                                              max_context_len, clean_logits, dtype, stream)
+    return paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta, max_context_len,
+                            clean_logits, dtype, stream)
+
+
+def paged_mqa_logits(q: Tensor, kv_cache: Tensor, weights: Tensor, context_lens: Tensor, block_table: Tensor,
+                     schedule_meta: Tensor, max_context_len: int, clean_logits: bool, dtype: str,
+                     stream: Any) -> Tensor:
+    """fp8_fp4_paged_mqa_logits with its arguments checked (dtype: 'float32' or 'bfloat16'): the eager body, also
+    the torch op's implementation."""
+    rows, cols, buffer_cols = paged_logits_rows_cols(shape_of(q, "q"), max_context_len)
+    logits = _logits(q, rows, cols, buffer_cols, dtype)
     _C.fp8_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta, logits, clean_logits,
                             stream)
     return logits

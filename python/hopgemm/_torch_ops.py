@@ -27,6 +27,7 @@ Ops (all on CUDA tensors; ``d`` is written in place, every other op returns new 
     per_token_cast_to_fp8(Tensor x, bool use_ue8m0=False, SymInt gran_k=128) -> (Tensor, Tensor)
     per_block_cast_to_fp8 / per_channel_cast_to_fp8: the same schema
     get_mn_major_tma_aligned_tensor(Tensor sf) -> Tensor
+    fp8_mqa_logits, get_paged_mqa_logits_metadata, fp8_paged_mqa_logits: the indexer's, hopgemm/_torch_ops_mqa.py
 
 No autograd formulas are registered (FP8 GEMM and quantisation are inference / custom-training building
 blocks); backward through these ops raises.
@@ -36,7 +37,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from . import _C, _dispatch, _layout, utils
+from . import _C, _dispatch, _layout, _torch_ops_mqa, utils
 
 NAMESPACE = "hopgemm"
 _E4M3 = torch.float8_e4m3fn
@@ -191,6 +192,8 @@ def get_mn_major_tma_aligned_tensor(sf: Tensor) -> Tensor:
 _register("get_mn_major_tma_aligned_tensor", get_mn_major_tma_aligned_tensor, (), _mn_major_fake)
 
 del _name
+
+_torch_ops_mqa.register(_register)  # the DeepSeek-V3.2 indexer ops
 
 
 def namespace():

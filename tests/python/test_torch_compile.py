@@ -200,3 +200,104 @@ def test_eager_calls_do_not_go_through_the_torch_ops(monkeypatch):
     with pytest.raises(ValueError, match="host memory"):
         hopgemm.fp8_gemm_nt((w8, sfw), (w8, sfw), torch.empty(N, N, dtype=torch.bfloat16))
     assert looked_up == []
+
+
+# ---- the DeepSeek-V3.2 indexer ------------------------------------------------------------------------------------
+
+S, S_KV, H, D = 16, 300, 64, 128
+BATCH, NEXT_N, MAX_LEN = 3, 2, 1000
+
+
+def traced_indexer(fn, *args, dynamic=False):
+    """The torch.ops.hopgemm calls in the one graph of fn(*args): [(op name, its arguments, its fake output)]."""
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm.graph)
+        return gm.forward  # never called: the call below raises first (CPU tensors)
+
+    torch._dynamo.reset()
+    with pytest.raises(ValueError, match="host memory"):  # tracing succeeded; running it on the CPU cannot
+        torch.compile(fn, fullgraph=True, backend=backend, dynamic=dynamic)(*args)
+    assert len(graphs) == 1
+    return [(str(n.target).removesuffix(".default"), list(n.args), n.meta["example_value"]) for n in graphs[0].nodes
+            if n.op == "call_function" and "hopgemm" in str(n.target)]
+
+
+def prefill_inputs(s=S, s_kv=S_KV):
+    return (torch.empty(s, H, D, dtype=FP8), torch.empty(s_kv, D, dtype=FP8), torch.empty(s_kv), torch.empty(s, H),
+            torch.zeros(s, dtype=torch.int32), torch.zeros(s, dtype=torch.int32))
+
+
+@pytest.mark.parametrize("name", ["fp8_mqa_logits", "fp8_fp4_mqa_logits"])
+def test_indexer_prefill_is_traced_with_deepgemms_padded_view(name):
+    def fn(q, kv, sf, w, ks, ke):
+        if name == "fp8_mqa_logits":
+            return hopgemm.fp8_mqa_logits(q, (kv, sf), w, ks, ke)
+        return hopgemm.fp8_fp4_mqa_logits((q, None), (kv, sf), w, ks, ke, logits_dtype=torch.bfloat16)
+
+    [(op, args, out)] = traced_indexer(fn, *prefill_inputs())
+    assert op == "hopgemm.fp8_mqa_logits"
+    bf16 = name == "fp8_fp4_mqa_logits"
+    assert args[6:] == [True, 0, torch.bfloat16 if bf16 else torch.float32]
+    # deep_gemm's buffer: rows for S_kv + 256 columns, a multiple of 1024 bytes.
+    assert out.shape == (S, S_KV) and out.dtype == (torch.bfloat16 if bf16 else torch.float32)
+    assert out.stride() == (1024 if bf16 else 768, 1)
+    assert out.stride(0) == hopgemm._C.mqa_logits_row_stride(S_KV + 256, bf16)
+
+
+def test_indexer_prefill_compressed_form_is_traced():
+    def fn(q, kv, sf, w, ks, ke):
+        return hopgemm.fp8_mqa_logits(q, (kv, sf), w, ks, ke, clean_logits=False, max_seqlen_k=700)
+
+    [(op, args, out)] = traced_indexer(fn, *prefill_inputs())
+    assert op == "hopgemm.fp8_mqa_logits" and args[6:] == [False, 700, torch.float32]
+    assert out.shape == (S, 700) and out.stride() == (768, 1)  # max_seqlen_k rounded up to 256
+
+
+def test_indexer_prefill_traces_with_dynamic_shapes():
+    def fn(q, kv, sf, w, ks, ke):
+        return hopgemm.fp8_mqa_logits(q, (kv, sf), w, ks, ke)
+
+    [(op, args, out)] = traced_indexer(fn, *prefill_inputs(s=40, s_kv=1000), dynamic=True)
+    assert op == "hopgemm.fp8_mqa_logits"
+    assert out.shape == (40, 1000) and out.stride() == (1280, 1)  # symbolic, evaluated at the example sizes
+
+
+def paged_inputs():
+    return (torch.zeros(BATCH, NEXT_N, dtype=torch.int32), torch.empty(BATCH, NEXT_N, H, D, dtype=FP8),
+            torch.empty(20, 64, 1, D + 4, dtype=torch.uint8), torch.empty(BATCH * NEXT_N, H),
+            torch.zeros(BATCH, 16, dtype=torch.int32))
+
+
+@pytest.mark.parametrize("name", ["fp8_paged_mqa_logits", "fp8_fp4_paged_mqa_logits"])
+def test_indexer_paged_decode_is_traced_into_one_graph(name):
+    def fn(lens, q, cache, w, table):
+        meta = hopgemm.get_paged_mqa_logits_metadata(lens, 64, 132)
+        if name == "fp8_paged_mqa_logits":
+            return hopgemm.fp8_paged_mqa_logits(q, cache, w, lens, table, meta, MAX_LEN, True)
+        return hopgemm.fp8_fp4_paged_mqa_logits((q, None), cache, w, lens, table, meta, MAX_LEN,
+                                                logits_dtype=torch.bfloat16)
+
+    calls = traced_indexer(fn, *paged_inputs())
+    assert [c[0] for c in calls] == ["hopgemm.get_paged_mqa_logits_metadata", "hopgemm.fp8_paged_mqa_logits"]
+    (_, meta_args, meta), (_, args, out) = calls
+    assert meta_args[1:] == [64, 132] and meta.shape == (133, 2) and meta.dtype == torch.int32
+    bf16 = name == "fp8_fp4_paged_mqa_logits"
+    assert args[6:] == [MAX_LEN, not bf16, torch.bfloat16 if bf16 else torch.float32]
+    assert out.shape == (BATCH * NEXT_N, MAX_LEN) and out.stride() == (1024, 1)
+
+
+def test_indexer_arguments_sm90_cannot_take_are_refused_while_tracing():
+    # Dynamo reports an error raised while tracing as its own exception type, with the message.
+    q, kv, sf, w, ks, ke = prefill_inputs()
+    for call, match in [
+        (lambda: hopgemm.fp8_fp4_mqa_logits((q, sf), (kv, sf), w, ks, ke), "FP4 queries"),
+        (lambda: hopgemm.fp8_mqa_logits(q, (kv, sf), w, ks, ke, stream=0), "stream= cannot be traced"),
+        (lambda: hopgemm.fp8_fp4_mqa_logits(q, (kv, sf), w, ks, ke, logits_dtype=torch.float16), "logits_dtype"),
+        (lambda: hopgemm.get_paged_mqa_logits_metadata(ks, 64, 132, indices=ks), "indices"),
+        (lambda: hopgemm.get_paged_mqa_logits_metadata(ks, 64, 0), "num_sms"),
+    ]:
+        torch._dynamo.reset()
+        with pytest.raises(Exception, match=match):
+            torch.compile(call, fullgraph=True, backend="eager")()

@@ -26,7 +26,15 @@ GROUPED_GEMMS = {
         "ks", "ks_tensor", "c", "recipe", "use_psum_layout"]),
 }
 CASTS = ["per_token_cast_to_fp8", "per_block_cast_to_fp8", "per_channel_cast_to_fp8"]
-ALL_OPS = GEMMS + list(GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"]
+# The indexer's ops and their parameters.
+INDEXER = {
+    "fp8_mqa_logits": ["q", "kv", "kv_sf", "weights", "cu_seq_len_k_start", "cu_seq_len_k_end", "clean_logits",
+                       "max_seqlen_k", "logits_dtype"],
+    "get_paged_mqa_logits_metadata": ["context_lens", "block_kv", "num_sms"],
+    "fp8_paged_mqa_logits": ["q", "kv_cache", "weights", "context_lens", "block_table", "schedule_meta",
+                             "max_context_len", "clean_logits", "logits_dtype"],
+}
+ALL_OPS = GEMMS + list(GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
 
 STAND_IN_INIT = '''
 """Stand-in torch: dtypes, a shape-only Tensor, torch.ops and torch.library.custom_op (recording)."""
@@ -41,7 +49,12 @@ class dtype:
         return "torch." + self.name
 
 
-float8_e4m3fn, float32, bfloat16 = dtype("float8_e4m3fn"), dtype("float32"), dtype("bfloat16")
+float8_e4m3fn, float32, bfloat16, int32 = dtype("float8_e4m3fn"), dtype("float32"), dtype("bfloat16"), dtype("int32")
+uint8 = dtype("uint8")
+
+
+def sym_max(a, b):
+    return max(a, b)
 
 
 class Tensor:
@@ -177,6 +190,12 @@ def test_declared_signatures(stand_in_torch):
             assert op.mutates_args == ()
         op = ops["get_mn_major_tma_aligned_tensor"]
         assert list(inspect.signature(op.fn).parameters) == ["sf"] and op.mutates_args == ()
+        for name, params in {INDEXER!r}.items():
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == params and op.mutates_args == () and op.fn.__name__ == name, sig
+        assert inspect.signature(ops["fp8_mqa_logits"].fn).parameters["logits_dtype"].default is torch.float32
+        assert inspect.signature(ops["fp8_paged_mqa_logits"].fn).parameters["clean_logits"].default is False
         assert all(op.fake is not None for op in ops.values())
     """, stand_in_torch)
 
@@ -224,6 +243,32 @@ def test_fake_implementations(stand_in_torch):
             fake(T((5,)))
         with pytest.raises(ValueError, match="float32"):
             fake(T((4, 4), dtype=torch.bfloat16))
+
+        # The indexer: deep_gemm's padded logits views (row stride a multiple of 1024 bytes), the schedule.
+        from hopgemm._torch_ops_mqa import mqa_logits_row_stride
+        for cols in [0, 1, 255, 256, 257, 1000, 8448, 100001]:
+            for bf16 in (False, True):
+                assert mqa_logits_row_stride(cols, bf16) == _C.mqa_logits_row_stride(cols, bf16), (cols, bf16)
+        fp8 = torch.float8_e4m3fn
+        q, kv, sf, w, ks = T((16, 64, 128), dtype=fp8), T((300, 128), dtype=fp8), T((300,)), T((16, 64)), T((16,))
+        out = ops["fp8_mqa_logits"].fake(q, kv, sf, w, ks, ks)
+        assert (out.shape, out.stride(), out.dtype) == ((16, 300), (768, 1), torch.float32)
+        out = ops["fp8_mqa_logits"].fake(q, kv, sf, w, ks, ks, True, 0, torch.bfloat16)
+        assert (out.shape, out.stride(), out.dtype) == ((16, 300), (1024, 1), torch.bfloat16)
+        out = ops["fp8_mqa_logits"].fake(q, kv, sf, w, ks, ks, False, 700)  # compressed
+        assert (out.shape, out.stride()) == ((16, 700), (768, 1))
+        out = ops["fp8_mqa_logits"].fake(q, T((0, 128), dtype=fp8), T((0,)), w, ks, ks)
+        assert (out.shape, out.stride()) == ((16, 0), (256, 1))
+        with pytest.raises(ValueError, match="logits_dtype"):
+            ops["fp8_mqa_logits"].fake(q, kv, sf, w, ks, ks, True, 0, torch.float8_e4m3fn)
+        meta = ops["get_paged_mqa_logits_metadata"].fake(T((5, 2), dtype=torch.int32), 64, 132)
+        assert (meta.shape, meta.dtype) == ((133, 2), torch.int32)
+        q, cache = T((5, 2, 64, 128), dtype=fp8), T((40, 64, 1, 132), dtype=torch.uint8)
+        lens, table = T((5, 2), dtype=torch.int32), T((5, 16), dtype=torch.int32)
+        out = ops["fp8_paged_mqa_logits"].fake(q, cache, T((10, 64)), lens, table, meta, 1000)
+        assert (out.shape, out.stride(), out.dtype) == ((10, 1000), (1024, 1), torch.float32)
+        out = ops["fp8_paged_mqa_logits"].fake(q, cache, T((10, 64)), lens, table, meta, 1025, True, torch.bfloat16)
+        assert (out.shape, out.stride(), out.dtype) == ((10, 1025), (1536, 1), torch.bfloat16)
     """, stand_in_torch)
 
 
@@ -308,6 +353,29 @@ def test_real_torch_schemas_and_fake_shapes(order):
             assert ops.k_grouped_fp8_gemm_nt_contiguous(a, torch.empty(128, 3), b, torch.empty(256, 3), d, [128, 256],
                                                         torch.empty(2, dtype=torch.int32), d, [1, 1, 128]) is None
             assert d.shape == (2, 128, 256)
+        # A dtype default prints as its ScalarType number; the fake calls below use the defaults (float32 logits).
+        schema = str(ops.fp8_mqa_logits.default._schema)
+        assert "bool clean_logits=True, SymInt max_seqlen_k=0, ScalarType logits_dtype=" in schema, schema
+        assert schema.endswith("-> Tensor"), schema
+        assert str(ops.get_paged_mqa_logits_metadata.default._schema).endswith(
+            "(Tensor context_lens, SymInt block_kv, SymInt num_sms) -> Tensor")
+        schema = str(ops.fp8_paged_mqa_logits.default._schema)
+        assert ("Tensor schedule_meta, SymInt max_context_len, bool clean_logits=False, "
+                "ScalarType logits_dtype=") in schema and schema.endswith("-> Tensor"), schema
+        with FakeTensorMode():
+            q, kv = torch.empty(16, 64, 128, dtype=fp8), torch.empty(300, 128, dtype=fp8)
+            ks = torch.empty(16, dtype=torch.int32)
+            out = ops.fp8_mqa_logits(q, kv, torch.empty(300), torch.empty(16, 64), ks, ks, False, 700, torch.bfloat16)
+            assert out.shape == (16, 700) and out.stride() == (1024, 1) and out.dtype == torch.bfloat16
+            out = ops.fp8_mqa_logits(q, kv, torch.empty(300), torch.empty(16, 64), ks, ks)
+            assert out.shape == (16, 300) and out.stride() == (768, 1) and out.dtype == torch.float32
+            lens = torch.empty(5, dtype=torch.int32)
+            meta = ops.get_paged_mqa_logits_metadata(lens, 64, 132)
+            assert meta.shape == (133, 2) and meta.dtype == torch.int32
+            out = ops.fp8_paged_mqa_logits(torch.empty(5, 1, 32, 64, dtype=fp8),
+                                           torch.empty(9, 64, 1, 68, dtype=torch.uint8), torch.empty(5, 32), lens,
+                                           torch.empty(5, 4, dtype=torch.int32), meta, 200)
+            assert out.shape == (5, 200) and out.stride() == (256, 1) and out.dtype == torch.float32
     """)
     if result.stdout.startswith("SKIP "):
         pytest.skip(result.stdout[len("SKIP "):].strip())
