@@ -55,3 +55,50 @@ def test_argument_errors_before_the_device():
         with pytest.raises(NotImplementedError, match=r"recipe \\(2, 2, 2\\) is not supported"):
             hopgemm.fp8_gemm_nt(a, b, d, recipe=(2, 2, 2))
     """)
+
+
+def test_indexer_argument_errors_before_the_device():
+    # The indexer's plain functions allocate the logits (fake torch's empty_strided) and reach the C++ validation:
+    # each bad input of issue 30's list is reported as itself, before any device query.
+    run_with_fake_torch("""
+        T, fp8 = torch.Tensor, torch.float8_e4m3fn
+        q, w = T((8, 64, 128), dtype=fp8, ptr=0x100000), T((8, 64), dtype=torch.float32, ptr=0x200000)
+        kv = (T((300, 128), dtype=fp8, ptr=0x300000), T((300,), dtype=torch.float32, ptr=0x400000))
+        ks = ke = T((8,), dtype=torch.int32, ptr=0x500000)
+        with pytest.raises(NotImplementedError, match="48 heads"):
+            hopgemm.fp8_mqa_logits(T((8, 48, 128), dtype=fp8, ptr=0x100000), kv, T((8, 48), dtype=torch.float32, ptr=0x200000), ks, ke)
+        with pytest.raises(NotImplementedError, match="head dim 96"):
+            hopgemm.fp8_mqa_logits(T((8, 64, 96), dtype=fp8, ptr=0x100000), kv, w, ks, ke)
+        with pytest.raises(ValueError, match="argument 'kv_sf' must be float32"):
+            hopgemm.fp8_mqa_logits(q, (kv[0], T((300,), dtype=torch.bfloat16, ptr=0x400000)), w, ks, ke)
+        with pytest.raises(ValueError, match="clean_logits"):
+            hopgemm.fp8_mqa_logits(q, kv, w, ks, ke, clean_logits=True, max_seqlen_k=64)
+        with pytest.raises(ValueError, match="logits_dtype"):
+            hopgemm.fp8_fp4_mqa_logits(q, kv, w, ks, ke, logits_dtype="float16")
+
+        lens = T((4, 2), dtype=torch.int32, ptr=0x600000)
+        qp, wp = T((4, 2, 64, 128), dtype=fp8, ptr=0x100000), T((8, 64), dtype=torch.float32, ptr=0x200000)
+        cache = T((16, 64, 1, 132), dtype=torch.uint8, ptr=0x700000)
+        table = T((4, 8), dtype=torch.int32, ptr=0x800000)
+        meta = T((133, 2), dtype=torch.int32, ptr=0x900000)
+        paged = hopgemm.fp8_paged_mqa_logits
+        with pytest.raises(NotImplementedError, match="block_kv"):
+            hopgemm.get_paged_mqa_logits_metadata(lens, 32, 132)
+        with pytest.raises(ValueError, match="num_sms"):
+            hopgemm.get_paged_mqa_logits_metadata(lens, 64, 0)
+        with pytest.raises(ValueError, match="schedule_meta"):  # a tensor that is not a schedule
+            paged(qp, cache, wp, lens, table, T((4, 3), dtype=torch.int32, ptr=0x900000), 500)
+        with pytest.raises(ValueError, match="kv_cache"):  # values only: not the fused layout
+            paged(qp, T((16, 64, 1, 128), dtype=torch.uint8, ptr=0x700000), wp, lens, table, meta, 500)
+        with pytest.raises(NotImplementedError, match="block_kv"):
+            paged(qp, T((16, 32, 1, 132), dtype=torch.uint8, ptr=0x700000), wp, lens, table, meta, 500)
+        with pytest.raises(ValueError, match="context_lens"):  # another batch's lengths
+            paged(qp, cache, wp, T((3, 2), dtype=torch.int32, ptr=0x600000), table, meta, 500)
+        with pytest.raises(NotImplementedError, match="next_n = 5"):
+            paged(T((4, 5, 64, 128), dtype=fp8, ptr=0x100000), cache, T((20, 64), dtype=torch.float32, ptr=0x200000),
+                  T((4, 5), dtype=torch.int32, ptr=0x600000), table, meta, 500)
+        with pytest.raises(ValueError, match="max_context_len"):
+            paged(qp, cache, wp, lens, table, meta, -1)
+        with pytest.raises(NotImplementedError, match="SM100"):
+            hopgemm.fp8_fp4_paged_mqa_logits((qp, wp), cache, wp, lens, table, meta, 500)
+    """)
