@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # compute-sanitizer memcheck, racecheck and synccheck over tests/gpu/sanitize_fp8_gemm.py (dense GEMMs, quantisers,
-# layout) and tests/gpu/sanitize_grouped_gemm.py (the MoE grouped GEMMs).
+# layout), tests/gpu/sanitize_grouped_gemm.py (the MoE grouped GEMMs) and tests/gpu/sanitize_mqa_logits.py (the
+# DeepSeek-V3.2 indexer: prefill, paged decode, its schedule).
 # Each tool must report 0 errors on each script, and the script must finish (print its "subset ran" line: a failed
 # check inside it does not show in the sanitizer's summary, and a script that ran nothing fails).
-# Usage: tests/gpu/sanitize.sh [python]
+# Usage: tests/gpu/sanitize.sh [python [script...]]   (scripts: names in tests/gpu/; default all three)
 set -uo pipefail
 py="${1:-python3}"
+shift $(( $# > 0 ? 1 : 0 ))
 here="$(cd "$(dirname "$0")" && pwd)"
+scripts=("$@")
+[ ${#scripts[@]} -gt 0 ] || scripts=(sanitize_fp8_gemm.py sanitize_grouped_gemm.py sanitize_mqa_logits.py)
 status=0
-for script in sanitize_fp8_gemm.py sanitize_grouped_gemm.py; do
+for script in "${scripts[@]}"; do
+  if [ ! -f "$here/$script" ]; then
+    echo "no such sanitizer subset: $here/$script"
+    status=1
+    continue
+  fi
   for tool in memcheck racecheck synccheck; do
     log=$(cd /tmp && compute-sanitizer --tool "$tool" --target-processes application-only \
           --kernel-name-exclude kns=nvjet "$py" "$here/$script" 2>&1)

@@ -19,6 +19,7 @@ from hopgemm.testing import assert_fp8_gemm_close, calc_diff  # noqa: E402
 from hopgemm.utils import per_block_cast_to_fp8  # noqa: E402
 
 from fp8_gemm_inputs import make_inputs, poisoned  # noqa: E402
+from mqa_logits_inputs import make_paged, make_prefill, ranges_ragged  # noqa: E402
 
 ops = hopgemm.register_torch_ops()
 GEMMS = ("fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt")
@@ -268,3 +269,89 @@ def test_cuda_graph_capture_of_gemm_op_into_existing_output():
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(d, expected)
+
+
+# ---- the DeepSeek-V3.2 indexer ----------------------------------------------------------------------------
+
+def indexer_prefill(s=64, s_kv=700, full_ranges=False):
+    _, _, q, kv, sf, w = make_prefill(s, s_kv, 64, 128, seed=s)
+    ks, ke = ranges_ragged(s, s_kv)
+    if full_ranges:  # every row exactly 300 tokens: the compressed view is written in full (opcheck compares it)
+        ks = torch.arange(s, dtype=torch.int32, device="cuda") * 5
+        ke = ks + 300
+    return q, kv, sf, w, ks, ke
+
+
+def indexer_decode(next_n=2, lens_2d=True):
+    return make_paged(9, next_n, 64, 128, 700, lens_2d=lens_2d, seed=31, holes=True)
+
+
+def bits(t):
+    return t.view(torch.int16 if t.dtype == torch.bfloat16 else torch.int32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_opcheck_indexer_prefill(dtype):
+    q, kv, sf, w, ks, ke = indexer_prefill()
+    run_opcheck(ops.fp8_mqa_logits.default, (q, kv, sf, w, ks, ke, True, 0, dtype))
+
+
+def test_opcheck_indexer_prefill_compressed():
+    q, kv, sf, w, ks, ke = indexer_prefill(full_ranges=True)
+    run_opcheck(ops.fp8_mqa_logits.default, (q, kv, sf, w, ks, ke, False, 300, torch.float32))
+
+
+@pytest.mark.parametrize("lens_2d", [False, True])
+def test_opcheck_indexer_paged(lens_2d):
+    c = indexer_decode(lens_2d=lens_2d)
+    run_opcheck(ops.get_paged_mqa_logits_metadata.default, (c["lens"], 64, hopgemm.get_num_sms()))
+    meta = ops.get_paged_mqa_logits_metadata(c["lens"], 64, hopgemm.get_num_sms())
+    run_opcheck(ops.fp8_paged_mqa_logits.default,
+                (c["q"], c["cache"], c["w"], c["lens"], c["table"], meta, c["max_len"], True, torch.bfloat16))
+
+
+def test_indexer_ops_match_plain_calls():
+    q, kv, sf, w, ks, ke = indexer_prefill()
+    op = ops.fp8_mqa_logits(q, kv, sf, w, ks, ke)
+    plain = hopgemm.fp8_mqa_logits(q, (kv, sf), w, ks, ke)
+    assert op.shape == plain.shape and op.stride() == plain.stride() and torch.equal(bits(op), bits(plain))
+    c = indexer_decode()
+    meta = ops.get_paged_mqa_logits_metadata(c["lens"], 64, hopgemm.get_num_sms())
+    assert torch.equal(meta, hopgemm.get_paged_mqa_logits_metadata(c["lens"], 64, hopgemm.get_num_sms()))
+    op = ops.fp8_paged_mqa_logits(c["q"], c["cache"], c["w"], c["lens"], c["table"], meta, c["max_len"], True)
+    plain = hopgemm.fp8_paged_mqa_logits(c["q"], c["cache"], c["w"], c["lens"], c["table"], meta, c["max_len"], True)
+    assert op.stride() == plain.stride() and torch.equal(bits(op), bits(plain))
+
+
+def decode_step(q, cache, w, lens, table, max_len, num_sms):
+    """What an inference engine's decode step writes: the schedule, then the logits (deep_gemm's names; num_sms is
+    read once outside, as engines do: get_num_sms is not traceable)."""
+    meta = hopgemm.get_paged_mqa_logits_metadata(lens, 64, num_sms)
+    return hopgemm.fp8_fp4_paged_mqa_logits((q, None), cache, w, lens, table, meta, max_len, clean_logits=True,
+                                            logits_dtype=torch.bfloat16)
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+def test_torch_compile_indexer_decode_matches_eager(mode):
+    torch._dynamo.reset()
+    c = indexer_decode()
+    args = (c["q"], c["cache"], c["w"], c["lens"], c["table"], c["max_len"], hopgemm.get_num_sms())
+    compiled = torch.compile(decode_step, fullgraph=True, mode=mode)
+    for _ in range(3):  # reduce-overhead: warm-up run, recording, replay
+        got = compiled(*args).clone()
+    expected = decode_step(*args)
+    assert got.stride() == expected.stride() and torch.equal(bits(got), bits(expected))
+    c["lens"].copy_(c["lens"] // 2)  # new lengths, same tensor: the schedule is recomputed
+    got = compiled(*args).clone()
+    assert torch.equal(bits(got), bits(decode_step(*args)))
+
+
+def test_torch_compile_indexer_prefill_matches_eager():
+    torch._dynamo.reset()
+    q, kv, sf, w, ks, ke = indexer_prefill()
+
+    def prefill(q, kv, sf, w, ks, ke):
+        return hopgemm.fp8_mqa_logits(q, (kv, sf), w, ks, ke) * 2  # an inductor-generated consumer of the view
+
+    got = torch.compile(prefill, fullgraph=True)(q, kv, sf, w, ks, ke)
+    assert torch.equal(got, prefill(q, kv, sf, w, ks, ke))
