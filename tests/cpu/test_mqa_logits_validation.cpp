@@ -99,6 +99,22 @@ TEST(MqaLogitsValidation, ShapesAndLayouts) {
   EXPECT_MSG(f.run(), "logits");
 }
 
+// Arguments sized for another batch (S) or another KV sequence (S_kv) than q and kv.
+TEST(MqaLogitsValidation, ArgumentsOfAnotherSize) {
+  Prefill a;
+  a.ke = make_tensor(fake(6), DType::kInt32, {a.s + 1});
+  EXPECT_MSG(a.run(), "cu_seq_len_k_end");
+  Prefill b;
+  b.kv_sf = make_tensor(fake(3), DType::kFloat32, {b.s_kv - 1});
+  EXPECT_MSG(b.run(), "kv_sf");
+  Prefill c;
+  c.w = make_tensor(fake(4), DType::kFloat32, {c.s, 32});
+  EXPECT_MSG(c.run(), "weights");
+  Prefill d;
+  d.ks = make_tensor(fake(5), DType::kInt32, {d.s, 1});
+  EXPECT_MSG(d.run(), "cu_seq_len_k_start");
+}
+
 TEST(MqaLogitsValidation, CompressedNeedsNoClean) {
   Prefill a;
   a.max_seqlen_k = 64;
@@ -160,6 +176,41 @@ TEST(PagedMqaLogitsValidation, NextNHeadsDim) {
   EXPECT_MSG(b.run(ErrorKind::kUnsupported), "heads");
 }
 
+TEST(PagedMqaLogitsValidation, HeadDimOutsideTheSupportedSet) {
+  for (const int64_t d : {16, 96, 256}) {
+    Paged a;
+    a.q = make_tensor(fake(1), DType::kFloat8E4M3, {a.b, a.n, a.h, d});
+    a.cache = make_tensor(fake(2), DType::kUInt8, {a.blocks, 64, 1, d + 4});
+    EXPECT_MSG(a.run(ErrorKind::kUnsupported), "head dim " + std::to_string(d));
+  }
+  Paged b;
+  b.q.dtype = DType::kBFloat16;
+  EXPECT_MSG(b.run(), "argument 'q'");
+}
+
+// The schedule is [num_sms + 1, 2] int32 whatever the batch (its rows say where each CTA starts); a tensor of another
+// shape or dtype is not one. A schedule of the right shape made for another batch cannot be told apart on the host:
+// the kernel stops at request `batch` (it never reads past q, context_lens or block_table).
+TEST(PagedMqaLogitsValidation, ScheduleOfTheWrongShape) {
+  for (const TensorView& meta : {make_tensor(fake(6), DType::kInt32, {133}), make_tensor(fake(6), DType::kInt32, {1, 2}),
+                                  make_tensor(fake(6), DType::kInt32, {0, 2}),
+                                  make_tensor(fake(6), DType::kInt32, {133, 2, 1}),
+                                  make_tensor(fake(6), DType::kInt32, {2, 133})}) {
+    Paged a;
+    a.meta = meta;
+    EXPECT_MSG(a.run(), "schedule_meta");
+  }
+  Paged b;
+  b.meta.dtype = DType::kInt64;
+  EXPECT_MSG(b.run(), "schedule_meta");
+  Paged c;  // transposed: [2, num_sms + 1] viewed as [num_sms + 1, 2]
+  c.meta = make_tensor(fake(6), DType::kInt32, {133, 2}, {1, 133});
+  EXPECT_MSG(c.run(), "schedule_meta");
+  Paged d;  // the schedule is an input: it may not overlap the logits
+  d.meta = make_tensor(reinterpret_cast<uint8_t*>(d.logits.data) + 64, DType::kInt32, {133, 2});
+  EXPECT_MSG(d.run(), "logits");
+}
+
 TEST(PagedMqaLogitsValidation, OtherArguments) {
   Paged a;
   a.lens = make_tensor(fake(4), DType::kInt32, {a.b, a.n + 1});
@@ -193,6 +244,15 @@ TEST(PagedMqaLogitsValidation, Metadata) {
              "next_n");
   const TensorView lens64 = make_tensor(fake(1), DType::kInt64, {4});
   EXPECT_MSG(error_of([&] { get_paged_mqa_logits_metadata(lens64, 64, meta, nullptr); }), "context_lens");
+  const TensorView lens3d = make_tensor(fake(1), DType::kInt32, {4, 2, 1});
+  EXPECT_MSG(error_of([&] { get_paged_mqa_logits_metadata(lens3d, 64, meta, nullptr); }), "context_lens");
+  const TensorView meta64 = make_tensor(fake(2), DType::kInt64, {133, 2});
+  EXPECT_MSG(error_of([&] { get_paged_mqa_logits_metadata(lens, 64, meta64, nullptr); }), "schedule_meta");
+  const TensorView meta_t = make_tensor(fake(2), DType::kInt32, {133, 2}, {1, 133});
+  EXPECT_MSG(error_of([&] { get_paged_mqa_logits_metadata(lens, 64, meta_t, nullptr); }), "schedule_meta");
+  const TensorView lens0 = make_tensor(fake(1), DType::kInt32, {4, 0});
+  EXPECT_MSG(error_of([&] { get_paged_mqa_logits_metadata(lens0, 64, meta, nullptr); }, ErrorKind::kUnsupported),
+             "next_n");
 }
 
 // ---- the schedule --------------------------------------------------------------------------------------------------
