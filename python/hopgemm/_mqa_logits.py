@@ -57,6 +57,8 @@ def prefill_logits_cols(s_kv: int, max_seqlen_k: int) -> Tuple[int, int]:
 def paged_logits_rows_cols(q_shape, max_context_len: int) -> Tuple[int, int, int]:
     """(rows, columns, buffer columns) of fp8_fp4_paged_mqa_logits' logits for q of shape q_shape (a 4-D
     [B, next_n, H, D]; any other rank gives 0 rows and the op's own error). SymInts too."""
+    if max_context_len < 0:
+        raise ValueError(f"fp8_fp4_paged_mqa_logits: max_context_len must be >= 0, got {max_context_len}")
     rows = q_shape[0] * q_shape[1] if len(q_shape) == 4 else 0
     return rows, max_context_len, _align(max_context_len, _STAGE_KV)
 
@@ -64,11 +66,6 @@ def paged_logits_rows_cols(q_shape, max_context_len: int) -> Tuple[int, int, int
 def _logits(like: Tensor, rows: int, cols: int, buffer_cols: int, dtype: str) -> Tensor:
     stride = _C.mqa_logits_row_stride(buffer_cols, dtype == "bfloat16")
     return empty_strided(like, (rows, cols), (stride, 1), dtype, "q")
-
-
-def _check_max_context_len(max_context_len: int) -> None:
-    if max_context_len < 0:
-        raise ValueError(f"fp8_fp4_paged_mqa_logits: max_context_len must be >= 0, got {max_context_len}")
 
 
 def fp8_fp4_mqa_logits(q: Union[Tensor, Tuple[Tensor, Optional[Tensor]]], kv: Tuple[Tensor, Tensor], weights: Tensor,
@@ -142,7 +139,6 @@ def fp8_fp4_paged_mqa_logits(q: Union[Tensor, Tuple[Tensor, Optional[Tensor]]], 
     if indices is not None:
         raise NotImplementedError("fp8_fp4_paged_mqa_logits: indices (varlen) need SM100")
     dtype = _logits_dtype_name(logits_dtype)
-    _check_max_context_len(max_context_len)
     if _dispatch.is_compiling():
         return _dispatch.fp8_paged_mqa_logits(q, kv_cache, weights, context_lens, block_table, schedule_meta,
                                               max_context_len, clean_logits, dtype, stream)

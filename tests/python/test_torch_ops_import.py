@@ -269,6 +269,8 @@ def test_fake_implementations(stand_in_torch):
         assert (out.shape, out.stride(), out.dtype) == ((10, 1000), (1024, 1), torch.float32)
         out = ops["fp8_paged_mqa_logits"].fake(q, cache, T((10, 64)), lens, table, meta, 1025, True, torch.bfloat16)
         assert (out.shape, out.stride(), out.dtype) == ((10, 1025), (1536, 1), torch.bfloat16)
+        with pytest.raises(ValueError, match="max_context_len"):
+            ops["fp8_paged_mqa_logits"].fake(q, cache, T((10, 64)), lens, table, meta, -1)
     """, stand_in_torch)
 
 
