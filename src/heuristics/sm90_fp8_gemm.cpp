@@ -251,6 +251,8 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         if (block_m > 64 && (block_m / 2) >= p.m) continue;
         if (block_n > 16 && block_n - n_step >= p.n) continue;
         const Fp8GemmTile tile{block_m, block_n, cluster == 1 ? 2 : 1, cluster == 2 ? 2 : 1, 1};
+        // A CTA pair on fewer than two SMs (set_num_sms(1)) has no grid to run on (and the model would divide by it).
+        if (grid_sms(p.num_sms, tile.cluster_m * tile.cluster_n) <= 0) continue;
         const auto c = unsplit_config(p, tile);
         if (!c) continue;
         const Fp8GemmChoice choice = predict_fp8_gemm(p, *c);
