@@ -258,7 +258,7 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         const Fp8GemmChoice choice = predict_fp8_gemm(p, *c);
         // A CTA pair pays only where each CTA has a partner tile in most waves (dgrad 4096x512x32768, one wave of
         // 128 tiles, ran 2% faster with A-sharing pairs: the tuning table has it).
-        const int grid = choice.launch.num_sms;
+        const int64_t grid = choice.launch.num_sms;  // 64-bit: 2 * grid of a num_sms near INT_MAX (fp8_gemm_config)
         if (device::cluster_size(*c) > 1 && choice.num_tiles < 2 * grid) continue;
         ranked.push_back(choice);
         if (device::cluster_size(*c) > 1 || choice.num_tiles > kMaxWavesForSplitK * grid) continue;
