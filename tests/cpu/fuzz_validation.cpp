@@ -88,6 +88,10 @@ int64_t dim(Rng& r, int64_t multiple = 1, int64_t max = 4096) {
   return r.uniform(1, max / multiple) * multiple;
 }
 
+// Two's-complement arithmetic without UB, for mutating hostile values.
+int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t align4(int64_t x) { return (x + 3) / 4 * 4; }
 
@@ -431,7 +435,7 @@ std::string mutate(Rng& r, Call& c) {
       if (t.rank < TensorView::kMaxRank && r.chance(2)) {
         for (int i = t.rank; i > 0; --i) t.shape[i] = t.shape[i - 1], t.strides[i] = t.strides[i - 1];
         t.shape[0] = r.chance(2) ? 1 : r.uniform(0, 8);
-        t.strides[0] = t.rank > 0 ? t.shape[1] * t.strides[1] : 1;
+        t.strides[0] = t.rank > 0 ? wrap_mul(t.shape[1], t.strides[1]) : 1;
         ++t.rank;
       } else if (t.rank > 0) {
         --t.rank;
@@ -439,17 +443,19 @@ std::string mutate(Rng& r, Call& c) {
       return std::string(o.name) + ".rank=" + std::to_string(t.rank);
     case 2:
     case 3:
-      if (t.rank > 0) t.shape[d] = r.chance(2) ? hostile_value(r) : t.shape[d] + r.uniform(-2, 2);
+      if (t.rank > 0) t.shape[d] = r.chance(2) ? hostile_value(r) : wrap_add(t.shape[d], r.uniform(-2, 2));
       return std::string(o.name) + ".shape[" + std::to_string(d) + "]=" + std::to_string(t.shape[d]);
     case 4:
     case 5:
-      if (t.rank > 0) t.strides[d] = r.chance(2) ? hostile_value(r) : t.strides[d] * r.uniform(-1, 3) + r.uniform(-1, 1);
+      if (t.rank > 0) {
+        t.strides[d] = r.chance(2) ? hostile_value(r) : wrap_add(wrap_mul(t.strides[d], r.uniform(-1, 3)), r.uniform(-1, 1));
+      }
       return std::string(o.name) + ".strides[" + std::to_string(d) + "]=" + std::to_string(t.strides[d]);
     case 6: {
       static const uintptr_t offsets[] = {1, 2, 4, 8, 15, 16, 4096};
       const int choice = static_cast<int>(r.uniform(0, 4));
       if (choice == 0) t.data = nullptr;
-      if (choice == 1) t.data = static_cast<char*>(t.data) + r.pick(offsets);
+      if (choice == 1) t.data = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(t.data) + r.pick(offsets));
       if (choice == 2) t.data = reinterpret_cast<void*>(UINTPTR_MAX - 15);  // ranges that wrap the address space
       if (choice == 3) t.data = reinterpret_cast<void*>(uintptr_t{16});
       if (choice == 4) t.data = reinterpret_cast<void*>(uintptr_t{1} << 63);
@@ -459,7 +465,8 @@ std::string mutate(Rng& r, Call& c) {
     }
     case 7: {  // alias another operand, exactly or a little inside it
       const Operand& other = c.operands[r.next() % c.operands.size()];
-      t.data = static_cast<char*>(other.view.data) + (r.chance(2) ? 0 : 16 * r.uniform(1, 64));
+      t.data = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(other.view.data) +
+                                       (r.chance(2) ? 0 : 16 * static_cast<uintptr_t>(r.uniform(1, 64))));
       return std::string(o.name) + " aliases " + other.name;
     }
     case 8: {
