@@ -251,12 +251,14 @@ std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t
         if (block_m > 64 && (block_m / 2) >= p.m) continue;
         if (block_n > 16 && block_n - n_step >= p.n) continue;
         const Fp8GemmTile tile{block_m, block_n, cluster == 1 ? 2 : 1, cluster == 2 ? 2 : 1, 1};
+        // A CTA pair on fewer than two SMs (set_num_sms(1)) has no grid to run on (and the model would divide by it).
+        if (grid_sms(p.num_sms, tile.cluster_m * tile.cluster_n) <= 0) continue;
         const auto c = unsplit_config(p, tile);
         if (!c) continue;
         const Fp8GemmChoice choice = predict_fp8_gemm(p, *c);
         // A CTA pair pays only where each CTA has a partner tile in most waves (dgrad 4096x512x32768, one wave of
         // 128 tiles, ran 2% faster with A-sharing pairs: the tuning table has it).
-        const int grid = choice.launch.num_sms;
+        const int64_t grid = choice.launch.num_sms;  // 64-bit: 2 * grid of a num_sms near INT_MAX (fp8_gemm_config)
         if (device::cluster_size(*c) > 1 && choice.num_tiles < 2 * grid) continue;
         ranked.push_back(choice);
         if (device::cluster_size(*c) > 1 || choice.num_tiles > kMaxWavesForSplitK * grid) continue;
