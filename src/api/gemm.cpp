@@ -157,24 +157,24 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
   // sf_chunks: row-major [rows, sf_k] scales, a box of 4 k-blocks (16 bytes) of every tile row.
   const uint32_t chunk = device::kSfChunkKBlocks;
   if (device::sfa_chunked(cfg)) {
-    params.tma_sfa = api::sm90::row_scale_chunk_map(sfa, p.m, sf_k, r.sfa_ld, chunk, cfg.block_m, op);
+    params.scales.tma_sfa = api::sm90::row_scale_chunk_map(sfa, p.m, sf_k, r.sfa_ld, chunk, cfg.block_m, op);
   }
   if (device::sfb_chunked(cfg)) {
-    params.tma_sfb = api::sm90::row_scale_chunk_map(sfb, p.n, sf_k, r.sfb_ld, chunk, cfg.block_n, op);
+    params.scales.tma_sfb = api::sm90::row_scale_chunk_map(sfb, p.n, sf_k, r.sfb_ld, chunk, cfg.block_n, op);
   }
-  if (p.sfa_k_major == 0) params.tma_sfa = api::sm90::mn_major_scale_map(sfa, p.m, sf_k, uint32_t(cfg.block_m), op);
+  if (p.sfa_k_major == 0) params.scales.tma_sfa = api::sm90::mn_major_scale_map(sfa, p.m, sf_k, uint32_t(cfg.block_m), op);
   if (p.recipe == device::kRecipe1D1D && !p.sfb_k_major) {
-    params.tma_sfb = api::sm90::mn_major_scale_map(sfb, p.n, sf_k, uint32_t(cfg.block_n), op);
+    params.scales.tma_sfb = api::sm90::mn_major_scale_map(sfb, p.n, sf_k, uint32_t(cfg.block_n), op);
   }
-  params.sfa = static_cast<const float*>(sfa.data);
-  params.sfb = static_cast<const float*>(sfb.data);
-  params.m = static_cast<int>(p.m);
-  params.n = static_cast<int>(p.n);
-  params.k = static_cast<int>(p.k);
-  params.raster_band = launch.raster_band;
-  params.sfa_ld = static_cast<int>(r.sfa_ld);
-  params.sfb_ld = static_cast<int>(r.sfb_ld);
-  params.sfb_kstride = static_cast<int>(r.sfb_kstride);
+  params.scales.sfa = static_cast<const float*>(sfa.data);
+  params.scales.sfb = static_cast<const float*>(sfb.data);
+  params.schedule.m = static_cast<int>(p.m);
+  params.schedule.n = static_cast<int>(p.n);
+  params.schedule.k = static_cast<int>(p.k);
+  params.schedule.raster_band = launch.raster_band;
+  params.scales.sfa_ld = static_cast<int>(r.sfa_ld);
+  params.scales.sfb_ld = static_cast<int>(r.sfb_ld);
+  params.scales.sfb_kstride = static_cast<int>(r.sfb_kstride);
   if (device::reduces_from_registers(cfg)) {  // D by pointer (row stride even: TMA-aligned)
     params.d = static_cast<float*>(d.data);
     params.ldd = d.stride(0);

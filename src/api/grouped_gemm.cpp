@@ -154,29 +154,29 @@ Sm90Fp8GemmParams m_grouped_params(const Sm90Fp8GemmConfig& cfg, const heuristic
   const int swizzle_d = device::d_swizzle_bytes(cfg);
   p.tma_d = api::sm90::output_map(rows_view(d, s.rows), s.rows, s.n, uint32_t(swizzle_d / device::out_elem_bytes(cfg)),
                                   uint32_t(cfg.block_m / device::num_math_wgs(cfg)), swizzle_d, op);
-  p.sfb = static_cast<const float*>(sfb.data);
-  p.sfb_ld = static_cast<int>(sfb.stride(1));
-  p.sfb_kstride = static_cast<int>(sfb.stride(2));
-  p.sfb_group_stride = sfb.stride(0);
-  p.m = static_cast<int>(s.rows);
-  p.n = static_cast<int>(s.n);
-  p.k = static_cast<int>(s.k);
-  p.raster_band = launch.raster_band;
+  p.scales.sfb = static_cast<const float*>(sfb.data);
+  p.scales.sfb_ld = static_cast<int>(sfb.stride(1));
+  p.scales.sfb_kstride = static_cast<int>(sfb.stride(2));
+  p.scales.sfb_group_stride = sfb.stride(0);
+  p.schedule.m = static_cast<int>(s.rows);
+  p.schedule.n = static_cast<int>(s.n);
+  p.schedule.k = static_cast<int>(s.k);
+  p.schedule.raster_band = launch.raster_band;
   p.d = d.data;
   p.ldd = d.stride(-2);
-  p.grouped_layout = static_cast<const int32_t*>(layout.data);
-  p.num_groups = static_cast<int>(s.groups);
+  p.schedule.grouped_layout = static_cast<const int32_t*>(layout.data);
+  p.schedule.num_groups = static_cast<int>(s.groups);
   return p;
 }
 
 // Per-row A scales [rows, ceil(K/128)] as a flat row-major matrix, or MN-major TMA-aligned (a TMA map of block_m rows).
 void set_row_major_or_mn_sfa(Sm90Fp8GemmParams& p, const Sm90Fp8GemmConfig& cfg, const TensorView& sfa, int64_t rows,
                              int64_t sf_k, const char* op) {
-  p.sfa = static_cast<const float*>(sfa.data);
+  p.scales.sfa = static_cast<const float*>(sfa.data);
   if (cfg.sfa_k_major == 1) {
-    p.sfa_ld = static_cast<int>(sfa.stride(-2));
+    p.scales.sfa_ld = static_cast<int>(sfa.stride(-2));
   } else {
-    p.tma_sfa = api::sm90::mn_major_scale_map(sfa, rows, sf_k, uint32_t(cfg.block_m), op);
+    p.scales.tma_sfa = api::sm90::mn_major_scale_map(sfa, rows, sf_k, uint32_t(cfg.block_m), op);
   }
 }
 
@@ -208,8 +208,8 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   const Sm90Fp8GemmConfig& cfg = choice.config;
   Sm90Fp8GemmParams p = m_grouped_params(cfg, choice.launch, s, a, b, sfb, d, layout, op);
   set_row_major_or_mn_sfa(p, cfg, sfa, s.rows, sf_k, op);
-  p.ranges_kind = device::kRangesFromEnds;
-  p.group_align = options.layout == ContiguousLayout::kPacked ? 1 : alignment;
+  p.schedule.ranges_kind = device::kRangesFromEnds;
+  p.schedule.group_align = options.layout == ContiguousLayout::kPacked ? 1 : alignment;
   launch(api::fp8_gemm_kernel(cfg, op, stream), choice, p, a.device, stream);
 }
 
@@ -292,10 +292,10 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
     columns.strides[0] = 1;
     columns.strides[1] = sfa.stride(2);
     set_row_major_or_mn_sfa(p, cfg, columns, m_max, s.groups * sf_k, op);
-    p.sfa_group_k_blocks = static_cast<int>(sf_k);
+    p.scales.sfa_group_k_blocks = static_cast<int>(sf_k);
   }
-  p.ranges_kind = device::kRangesMasked;
-  p.group_rows = static_cast<int>(m_max);
+  p.schedule.ranges_kind = device::kRangesMasked;
+  p.schedule.group_rows = static_cast<int>(m_max);
   launch(api::fp8_gemm_kernel(cfg, op, stream), choice, p, a.device, stream);
 }
 
@@ -402,17 +402,17 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   const TensorView b0 = make_tensor(static_cast<uint8_t*>(b.data) + offset * n, DType::kFloat8E4M3, {n, k0}, {k0, 1}, b.device);
   p.tma_a = api::sm90::fp8_operand_map(a0, m, k0, uint32_t(cfg.block_m / cfg.cluster_n), op);
   p.tma_b = api::sm90::fp8_operand_map(b0, n, k0, uint32_t(cfg.block_n / cfg.cluster_m), op);
-  p.tma_sfa = api::sm90::mn_major_scale_map(sfa, m, sf_k, uint32_t(cfg.block_m), op);
-  p.tma_sfb = api::sm90::mn_major_scale_map(sfb, n, sf_k, uint32_t(cfg.block_n), op);
-  p.m = static_cast<int>(m);
-  p.n = static_cast<int>(n);
-  p.k = static_cast<int>(k0);
-  p.raster_band = choice->launch.raster_band;
+  p.scales.tma_sfa = api::sm90::mn_major_scale_map(sfa, m, sf_k, uint32_t(cfg.block_m), op);
+  p.scales.tma_sfb = api::sm90::mn_major_scale_map(sfb, n, sf_k, uint32_t(cfg.block_n), op);
+  p.schedule.m = static_cast<int>(m);
+  p.schedule.n = static_cast<int>(n);
+  p.schedule.k = static_cast<int>(k0);
+  p.schedule.raster_band = choice->launch.raster_band;
   p.d = d.data;
   p.ldd = n;
-  p.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
-  p.num_groups = static_cast<int>(groups);
-  p.group_rows = static_cast<int>(m);
+  p.schedule.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
+  p.schedule.num_groups = static_cast<int>(groups);
+  p.schedule.group_rows = static_cast<int>(m);
   p.a_base = static_cast<const uint8_t*>(a.data);
   p.b_base = static_cast<const uint8_t*>(b.data);
   p.tensor_map_slots = static_cast<device::TmaDescriptor*>(workspace.partials());

@@ -6,12 +6,13 @@
 
 #include "hopgemm/device/collective/sm90_fp8_gemm_smem.cuh"
 #include "hopgemm/device/collective/sm90_fp8_scale_chunks.cuh"
+#include "hopgemm/device/collective/sm90_fp8_scale_coords.cuh"
 #include "hopgemm/device/ptx/cp_async.cuh"
 #include "hopgemm/device/ptx/griddepcontrol.cuh"
 #include "hopgemm/device/ptx/ld_global.cuh"
-#include "hopgemm/device/ptx/tensormap.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
-#include "hopgemm/device/scheduler/sm90_work_unit.cuh"
+#include "hopgemm/device/scheduler/sm90_operand_maps.cuh"
+#include "hopgemm/device/scheduler/sm90_scheduler.cuh"
 
 namespace hopgemm::device::collective {
 
@@ -29,17 +30,17 @@ struct SfaStager {
 
   HOPGEMM_DEVICE SfaStager(const Sm90Fp8GemmParams& p, u32 staging_warp, u32 lane)
       : params(p), half(lane & 1), row(staging_warp * 16 + lane / 2),
-        vec(reinterpret_cast<u64>(p.sfa) % 16 == 0 && p.sfa_ld % 4 == 0) {}
+        vec(reinterpret_cast<u64>(p.scales.sfa) % 16 == 0 && p.scales.sfa_ld % 4 == 0) {}
 
   HOPGEMM_DEVICE bool row_in_tile(int p) const { return T::kSfaFullPasses || p * kRowStep + static_cast<i32>(row) < T::kBlockM; }
 
   // k-blocks [c0, c0 + kSfaChunk) of the tile's rows from m0: this lane's half of them.
   HOPGEMM_DEVICE void load(i32 m0, i32 c0, i32 num_k_blocks) {
-    const i32 m = params.m, c = c0 + static_cast<i32>(half) * 4;
+    const i32 m = params.schedule.m, c = c0 + static_cast<i32>(half) * 4;
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {
       const i32 r = m0 + p * kRowStep + static_cast<i32>(row);
-      const float* src = params.sfa + static_cast<i64>(min(r, m - 1)) * params.sfa_ld + c;
+      const float* src = params.scales.sfa + static_cast<i64>(min(r, m - 1)) * params.scales.sfa_ld + c;
       const bool valid = r < m && row_in_tile(p);
       if (valid && vec && c + 4 <= num_k_blocks) {
         ptx::ld_global_v4_f32(src, sv[p][0], sv[p][1], sv[p][2], sv[p][3]);
@@ -62,58 +63,6 @@ struct SfaStager {
   }
 };
 
-// k_groups: A_g and B_g are separate [M, k_g] / [N, k_g] matrices, so the loads go through descriptors patched for
-// the group: the host's tma_a / tma_b with the group's base address, K and row stride, published to this CTA's ring
-// of global slots. A slot is rewritten only once every load through it has landed: a group switch patches before
-// the wait for its first stage, by which time every fill kStages or more before it was consumed; the previous user of
-// the slot is k_group_map_slots(kStages) = kStages + 1 switches back, and each switch took at least one fill.
-template <int kStages>
-struct GroupMapPatcher {
-  static constexpr int kSlots = k_group_map_slots(kStages);
-  const TmaDescriptor* a;
-  const TmaDescriptor* b;
-  i32 group = -1;
-  u32 switches = 0;
-
-  HOPGEMM_DEVICE explicit GroupMapPatcher(const Sm90Fp8GemmParams& p) : a(&p.tma_a), b(&p.tma_b) {}
-
-  // Warp-wide (the publishing copy is .sync.aligned); lane 0 issues the loads afterwards.
-  template <class Scheduler>
-  HOPGEMM_DEVICE void enter(const Sm90Fp8GemmParams& p, u32* smem_maps, const Scheduler& sched,
-                            const scheduler::WorkUnit& u, u32 lane) {
-    if (u.group == group) return;
-    group = u.group;
-    TmaDescriptor* slot = p.tensor_map_slots + (blockIdx.x * kSlots + switches % kSlots) * 2;
-    ++switches;
-    smem_maps[lane] = reinterpret_cast<const u32*>(&p.tma_a)[lane];
-    smem_maps[32 + lane] = reinterpret_cast<const u32*>(&p.tma_b)[lane];
-    __syncwarp();
-    const u32 map_a = ptx::smem_addr(smem_maps), map_b = map_a + 128;
-    if (lane == 0) {
-      const i64 k_begin = sched.group_k_begin();
-      const u32 k = static_cast<u32>(sched.group_k());
-      ptx::tensormap_replace_global_address(map_a, p.a_base + k_begin * p.group_rows);
-      ptx::tensormap_replace_inner_dim(map_a, k);
-      ptx::tensormap_replace_outer_stride(map_a, k);
-      ptx::tensormap_replace_global_address(map_b, p.b_base + k_begin * p.n);
-      ptx::tensormap_replace_inner_dim(map_b, k);
-      ptx::tensormap_replace_outer_stride(map_b, k);
-    }
-    __syncwarp();
-    ptx::tensormap_publish(slot, map_a);
-    ptx::tensormap_publish(slot + 1, map_b);
-    if (lane == 0) {
-      ptx::tensormap_acquire(slot);
-      ptx::tensormap_acquire(slot + 1);
-    }
-    a = slot;
-    b = slot + 1;
-  }
-};
-
-template <class Scheduler>
-concept PatchesGroupMaps = Scheduler::kPatchesMaps;
-
 // Producer warp pwarp (0..3 of the producer warpgroup). Warp 0 loads the operands; the sfa staging warps (row-major
 // sfa) stage the A scales; the others have nothing to do.
 template <Sm90Fp8GemmConfig kConfig, class Scheduler>
@@ -125,19 +74,12 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
   const bool sfa_warp = T::kSfaStaged && pwarp >= kFirstSfaWarp;
   if (pwarp != 0 && !sfa_warp) return;
 
-  const i32 n = params.n;
-  const i32 num_k_blocks = ceil_div(params.k, kBlockK);
+  const Sm90Fp8ScaleParams& sp = params.scales;
+  const i32 n = params.schedule.n;
+  const i32 num_k_blocks = ceil_div(params.schedule.k, kBlockK);
   const i32 num_sfb_rows = ceil_div(n, 128);
-  GroupMapPatcher<T::kStages> maps(params);
-  // The A and B descriptors the loads use: the kernel parameters' own, or the group's patched ones.
-  const auto map_a = [&] {
-    if constexpr (PatchesGroupMaps<Scheduler>) return maps.a;
-    else return &params.tma_a;
-  };
-  const auto map_b = [&] {
-    if constexpr (PatchesGroupMaps<Scheduler>) return maps.b;
-    else return &params.tma_b;
-  };
+  // The A and B descriptors the loads use: the kernel parameters' own, or the scheduler's (its loader hook).
+  typename scheduler::OperandMapsOf<Scheduler, T::kStages>::Type maps(params);
   // A's last tile row, where M leaves it partly empty (no A-sharing pair), loads only M's rows (rounded up to 8) from
   // tma_a_tail: TMA's zero fill past M is slow, and the stage's other rows are never stored.
   const bool has_a_tail = !T::kMulticastA && params.a_tail_rows > 0;
@@ -149,10 +91,9 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
 
   scheduler::WorkUnit u;
   while (sched.next(u)) {
-    const i32 m0 = sched.a_row(u), n0 = sched.b_row(u), sfa_m0 = sched.sfa_row(u);
+    const i32 m0 = sched.a_row(u), n0 = sched.b_row(u), sfa_m0 = fp8_sfa_row(sp, sched, u);
     const bool a_tail = has_a_tail && sched.in_last_partial_row(u);
-    if constexpr (PatchesGroupMaps<Scheduler>)
-      if (pwarp == 0) maps.enter(params, smem.tensor_maps, sched, u, lane);
+    if (pwarp == 0) maps.enter(params, smem.tensor_maps, sched, u, lane);
     chunk_counter.kb_begin = u.kb_begin;
     for (i32 kb = u.kb_begin; kb < u.kb_end; ++kb, ring.advance()) {
       const u32 s = ring.stage;
@@ -163,32 +104,32 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
       const u32 bar = ptx::smem_addr(full);
       const u32 a_dst = smem.a_stage(s), b_dst = smem.b_stage(s);
       const u32 sfa_dst = sfa_addr + s * T::kSmem.sfa_stage, sfb_dst = sfb_addr + s * T::kSmem.sfb_stage;
-      const i32 k0 = sched.k_offset(u, kb), sf_kb = sched.sf_k_block(u, kb);
+      const i32 k0 = sched.k_offset(u, kb), sf_kb = fp8_sf_k_block(sp, sched, u, kb);
       if (pwarp == 0) {
         if (lane == 0) {
           ptx::mbarrier_arrive_expect_tx(full, a_tail ? a_tail_tx_bytes : T::kTxBytes);
           // The shared operand: each CTA of the pair loads one half and multicasts it to both.
           if constexpr (T::kMulticastA) {
             constexpr int kHalf = kBlockM / 2;
-            ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, map_a(), k0,
+            ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * 128, maps.a(params), k0,
                                                        m0 + cta_rank * kHalf, bar, 0b11);
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : map_a(), k0, m0, bar);
+            ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0, bar);
           }
           if constexpr (T::kMulticastB) {
             constexpr int kHalf = kBlockN / 2;
             if (sched.shares_b(u)) {
-              ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, map_b(), k0,
+              ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * 128, maps.b(params), k0,
                                                          n0 + cta_rank * kHalf, bar, 0b11);
             } else {  // the pair's tiles take different B rows: each CTA loads both halves of its own
-              ptx::cp_async_bulk_tensor_2d_g2s(b_dst, map_b(), k0, n0, bar);
-              ptx::cp_async_bulk_tensor_2d_g2s(b_dst + kHalf * 128, map_b(), k0, n0 + kHalf, bar);
+              ptx::cp_async_bulk_tensor_2d_g2s(b_dst, maps.b(params), k0, n0, bar);
+              ptx::cp_async_bulk_tensor_2d_g2s(b_dst + kHalf * 128, maps.b(params), k0, n0 + kHalf, bar);
             }
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(b_dst, map_b(), k0, n0, bar);
+            ptx::cp_async_bulk_tensor_2d_g2s(b_dst, maps.b(params), k0, n0, bar);
           }
-          if constexpr (T::kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &params.tma_sfa, sfa_m0, sf_kb, bar);
-          if constexpr (T::kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &params.tma_sfb, n0, sf_kb, bar);
+          if constexpr (T::kSfaTma) ptx::cp_async_bulk_tensor_2d_g2s(sfa_dst, &sp.tma_sfa, sfa_m0, sf_kb, bar);
+          if constexpr (T::kSfbTma) ptx::cp_async_bulk_tensor_2d_g2s(sfb_dst, &sp.tma_sfb, n0, sf_kb, bar);
         }
         if constexpr (T::kSfChunks) {
           // A chunk's first k-block: its slot, once the math warps have read the chunk it held. The whole warp
@@ -202,9 +143,9 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
               ptx::mbarrier_arrive_expect_tx(sf_full, T::kSfChunkTxBytes);
               const u32 dst = smem.chunk_slot(chunk.stage), sf_bar = ptx::smem_addr(sf_full);
               const i32 x = sf_kb / kSfChunkKBlocks * kSfChunkKBlocks;
-              if constexpr (T::kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &params.tma_sfa, x, sfa_m0, sf_bar);
+              if constexpr (T::kSfaChunked) ptx::cp_async_bulk_tensor_2d_g2s(dst, &sp.tma_sfa, x, sfa_m0, sf_bar);
               if constexpr (T::kSfbChunked)
-                ptx::cp_async_bulk_tensor_2d_g2s(dst + T::kSmem.sf_chunk_sfa, &params.tma_sfb, x, n0, sf_bar);
+                ptx::cp_async_bulk_tensor_2d_g2s(dst + T::kSmem.sf_chunk_sfa, &sp.tma_sfb, x, n0, sf_bar);
             }
             __syncwarp();
           }
@@ -215,16 +156,16 @@ HOPGEMM_DEVICE void run_producer(const Sm90Fp8GemmParams& params, const Sm90Fp8G
             const i32 row = sched.d_col(u) / 128 + static_cast<i32>(lane);
             if (lane < 2)
               ptx::cp_async_ca_4(sfb_dst + lane * 4,
-                                 params.sfb + u.group * params.sfb_group_stride +
-                                     static_cast<i64>(min(row, num_sfb_rows - 1)) * params.sfb_ld +
-                                     static_cast<i64>(kb) * params.sfb_kstride,
+                                 sp.sfb + u.group * sp.sfb_group_stride +
+                                     static_cast<i64>(min(row, num_sfb_rows - 1)) * sp.sfb_ld +
+                                     static_cast<i64>(kb) * sp.sfb_kstride,
                                  row < num_sfb_rows);
           } else {
             // Row-major scales: one strided 4-byte copy per row; rows past the edge read as zero.
 #pragma unroll 1  // keeps the producer within its 40 registers
             for (i32 r = lane; r < kBlockN; r += 32) {
               const i32 row = n0 + r;
-              ptx::cp_async_ca_4(sfb_dst + r * 4, params.sfb + static_cast<i64>(min(row, n - 1)) * params.sfb_ld + sf_kb,
+              ptx::cp_async_ca_4(sfb_dst + r * 4, sp.sfb + static_cast<i64>(min(row, n - 1)) * sp.sfb_ld + sf_kb,
                                  row < n);
             }
           }

@@ -10,7 +10,7 @@
 #include "hopgemm/device/ptx/ld_global.cuh"
 #include "hopgemm/device/ptx/ld_shared.cuh"
 #include "hopgemm/device/ptx/opaque.cuh"
-#include "hopgemm/device/scheduler/sm90_work_unit.cuh"
+#include "hopgemm/device/scheduler/sm90_scheduler.cuh"
 
 namespace hopgemm::device::collective {
 
@@ -29,7 +29,7 @@ struct Sm90Fp8ScaleReader {
   // sfb_regs: k-block j of a chunk of 32 sits in lane j (x: the tile's first 128-column block, y: the next one).
   static constexpr i32 kSfbChunk = 32;
 
-  const Sm90Fp8GemmParams& params;
+  const Sm90Fp8ScaleParams& params;
   const Sm90Fp8GemmSharedStorage<kConfig>& smem;
   u32 lane;
   u32 sfa_thread;  // this thread's first A scale in stage 0 (or chunk slot 0)
@@ -43,7 +43,7 @@ struct Sm90Fp8ScaleReader {
 
   HOPGEMM_DEVICE Sm90Fp8ScaleReader(const Sm90Fp8GemmParams& p, const Sm90Fp8GemmSharedStorage<kConfig>& s,
                                     u32 thread_row, u32 lane_)
-      : params(p), smem(s), lane(lane_), num_sfb_blocks(ceil_div(p.n, 128)) {
+      : params(p.scales), smem(s), lane(lane_), num_sfb_blocks(ceil_div(p.schedule.n, 128)) {
     sfa_thread = T::kSfaChunked ? smem.sf_chunks + thread_row * 16 : ptx::smem_addr(smem.sfa + thread_row);
     // Opaque: kept in a register instead of rebuilt from the shared-window base after every barrier wait.
     ptx::opaque(sfa_thread);
@@ -115,7 +115,7 @@ struct Sm90Fp8ScaleReader {
       // prefetched during the previous unit.
       sfb_cur = first_unit ? load_sfb_chunk(u, u.kb_begin) : sfb_next;
       first_unit = false;
-      sfb_has_next = sched.peek(sfb_next_unit);
+      sfb_has_next = scheduler::peek(sched, sfb_next_unit);
       prefetch_sfb(0);
     }
   }

@@ -33,26 +33,28 @@
 
 namespace hopgemm::device {
 
-// The config's scheduler (its grouping).
-template <Sm90Fp8GemmConfig kConfig, int kBlockM = kConfig.block_m, int kBlockN = kConfig.block_n,
-          int kCm = kConfig.cluster_m, int kCn = kConfig.cluster_n>
+// The config's scheduler (its grouping), over the FP8 tile: k-blocks of 128 one-byte elements.
+template <Sm90Fp8GemmConfig kConfig>
+inline constexpr Sm90TileGeometry kSm90Fp8TileGeometry{kConfig.block_m, kConfig.block_n, 128, 1, kConfig.cluster_m,
+                                                       kConfig.cluster_n, kConfig.k_splits};
+template <Sm90Fp8GemmConfig kConfig, Sm90TileGeometry kGeo = kSm90Fp8TileGeometry<kConfig>>
 struct Sm90Fp8GemmScheduler {
-  using Type = scheduler::Sm90DenseScheduler<kBlockM, kBlockN, kCm, kCn, kConfig.k_splits, Sm90Fp8GemmParams>;
+  using Type = scheduler::Sm90DenseScheduler<kGeo>;
 };
-template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
+template <Sm90Fp8GemmConfig kConfig, Sm90TileGeometry kGeo>
   requires(kConfig.grouping == kGroupingMIds)
-struct Sm90Fp8GemmScheduler<kConfig, kBlockM, kBlockN, kCm, kCn> {
-  using Type = scheduler::Sm90MGroupIdsScheduler<kBlockM, kBlockN, kCm, kCn, Sm90Fp8GemmParams>;
+struct Sm90Fp8GemmScheduler<kConfig, kGeo> {
+  using Type = scheduler::Sm90MGroupIdsScheduler<kGeo>;
 };
-template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
+template <Sm90Fp8GemmConfig kConfig, Sm90TileGeometry kGeo>
   requires(kConfig.grouping == kGroupingMRanges)
-struct Sm90Fp8GemmScheduler<kConfig, kBlockM, kBlockN, kCm, kCn> {
-  using Type = scheduler::Sm90MGroupRangesScheduler<kBlockM, kBlockN, kCm, kCn, Sm90Fp8GemmParams>;
+struct Sm90Fp8GemmScheduler<kConfig, kGeo> {
+  using Type = scheduler::Sm90MGroupRangesScheduler<kGeo>;
 };
-template <Sm90Fp8GemmConfig kConfig, int kBlockM, int kBlockN, int kCm, int kCn>
+template <Sm90Fp8GemmConfig kConfig, Sm90TileGeometry kGeo>
   requires(kConfig.grouping == kGroupingK)
-struct Sm90Fp8GemmScheduler<kConfig, kBlockM, kBlockN, kCm, kCn> {
-  using Type = scheduler::Sm90KGroupedScheduler<kBlockM, kBlockN, kCm, kCn, Sm90Fp8GemmParams>;
+struct Sm90Fp8GemmScheduler<kConfig, kGeo> {
+  using Type = scheduler::Sm90KGroupedScheduler<kGeo>;
 };
 
 template <Sm90Fp8GemmConfig kConfig>
@@ -62,6 +64,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
   static_assert(is_valid(kConfig), "invalid Sm90Fp8GemmConfig (see is_valid)");
   using T = collective::Sm90Fp8GemmTraits<kConfig>;
   using Scheduler = typename Sm90Fp8GemmScheduler<kConfig>::Type;
+  static_assert(scheduler::TileScheduler<Scheduler>);
   constexpr int kBlockN = T::kBlockN, kWaves = T::kWaves;
 
   extern __shared__ __align__(1024) u8 smem_base[];
@@ -75,12 +78,12 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     if constexpr (T::kSfChunks) smem.chunks.init(1, T::kMathWgs * 4);
     ptx::fence_mbarrier_init_release_cluster();
   } else if (threadIdx.x == T::kMathThreads + 32) {
-    if (params.m >= T::kBlockM || !has_a_tail) ptx::prefetch_tensormap(&params.tma_a);
+    if (params.schedule.m >= T::kBlockM || !has_a_tail) ptx::prefetch_tensormap(&params.tma_a);
     if (has_a_tail) ptx::prefetch_tensormap(&params.tma_a_tail);
     ptx::prefetch_tensormap(&params.tma_b);
     ptx::prefetch_tensormap(&params.tma_d);
-    if constexpr (T::kSfaTma) ptx::prefetch_tensormap(&params.tma_sfa);
-    if constexpr (T::kSfbTma) ptx::prefetch_tensormap(&params.tma_sfb);
+    if constexpr (T::kSfaTma) ptx::prefetch_tensormap(&params.scales.tma_sfa);
+    if constexpr (T::kSfbTma) ptx::prefetch_tensormap(&params.scales.tma_sfb);
   }
   if constexpr (T::kClusterSize > 1)
     ptx::cluster_sync();
@@ -88,7 +91,7 @@ __global__ void __launch_bounds__(num_threads(kConfig), 1)
     __syncthreads();
   // PDL: nothing global is read or written before the previous grid is done.
   ptx::griddepcontrol_wait();
-  Scheduler sched(params, cta_rank);
+  Scheduler sched(params.schedule, cta_rank);
 
   if (threadIdx.x >= T::kMathThreads) {
     // ---- producer role ---------------------------------------------------------------------------------------------

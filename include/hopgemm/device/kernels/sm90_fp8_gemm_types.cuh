@@ -41,22 +41,12 @@
 // ---------------------------------------------------------------------------------------------
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/kernels/sm90_gemm_types.cuh"
 
 namespace hopgemm::device {
 
 enum Sm90Fp8Recipe : int { kRecipe1D2D = 0, kRecipe1D1D = 1 };
 enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
-// The problem's grouping, i.e. its scheduler (scheduler/sm90_*_scheduler.cuh):
-//   none            one GEMM (Sm90DenseScheduler)
-//   m_group_ids     M-grouped contiguous, grouped_layout = the group of every row, -1 padding, groups aligned to the
-//                   tile rows (Sm90MGroupIdsScheduler)
-//   m_group_ranges  M-grouped with each group's rows a range: contiguous psum / packed layouts (grouped_layout =
-//                   cumulative row ends) and masked (masked_m per group, rows at g x group_rows)
-//                   (Sm90MGroupRangesScheduler)
-//   k_groups        K-grouped: every group its own K, A and B maps patched per group (Sm90KGroupedScheduler)
-enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3 };
-// How kGroupingMRanges reads grouped_layout.
-enum Sm90GroupRanges : int { kRangesFromEnds = 0, kRangesMasked = 1 };
 
 // The config's fields, declared once: X(name, default, tunable). The struct below, the JIT's rendering of an
 // instantiation, the kernel-cache key, printing and the override-by-name hook are all derived from this list.
@@ -104,47 +94,22 @@ HOPGEMM_HOST_DEVICE constexpr bool sf_rows_tma_ok(i64 sf_k, i64 row_stride, u64 
   return sf_k >= kSfChunkKBlocks && row_stride % 4 == 0 && base % 16 == 0;
 }
 
-struct Sm90Fp8GemmParams {
-  TmaDescriptor tma_a;
-  TmaDescriptor tma_b;
+// The FP8 family's scale factors (the producer's and the scale reader's inputs; collective/sm90_fp8_scales.cuh).
+struct Sm90Fp8ScaleParams {
   TmaDescriptor tma_sfa;
   TmaDescriptor tma_sfb;
-  TmaDescriptor tma_d;
   const float* sfa;  // row-major sfa (sfa_k_major == 1)
   const float* sfb;  // 1D2D block sfb, or row-major 1D1D sfb
-  i32 m, n, k;
-  i32 raster_band;   // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M (>= 1)
   i32 sfa_ld;        // row stride (elements) of row-major sfa
   i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
-  i32 a_tail_rows;   // rows of tma_a_tail's box, from which the last tile row loads A when M leaves it partly empty
-                     // (no A-sharing pair): M % block_m rounded up to 8; 0: every tile row is loaded whole from
-                     // tma_a. Rows past the box keep whatever the stage held: their D rows are never stored.
-  float* partials;     // k_splits > 1: [tile][split][fragment float4 chunk][math thread] FP32 partials
-  u32* tile_counters;  // k_splits > 1: one per tile, zero between calls (the last split resets its tile's)
-  // D by pointer: FP32 for reduces_from_registers; BF16 for the row-masked tiles of the m_group_ranges grouping.
-  void* d;
-  i64 ldd;             // its row stride (elements, even)
-  TmaDescriptor tma_a_tail;  // A's last tile row when a_tail_rows > 0
-  // Grouped GEMMs (grouping != none). B is [G x N, K] (its groups stacked along N) for the M-grouped layouts.
-  const i32* grouped_layout;  // m_group_ids: [M_sum] group per row; m_group_ranges: [G] cumulative row ends or
-                              // masked_m; k_groups: [G] K of each group
-  i32 num_groups;
-  i32 ranges_kind;            // m_group_ranges: Sm90GroupRanges
-  i32 group_rows;             // masked: rows per group of A / D (M_max); k_groups: M
-  i32 group_align;            // m_group_ranges from ends: a group starts at the previous end rounded up to this
-  i64 sfb_group_stride;       // 1D2D sfb: elements between the groups' block scales
-  i32 sfa_group_k_blocks;     // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
-  // k_groups: the base of A's and B's flat buffers and the per-CTA global slots of the patched descriptors
-  // (kKGroupMapSlots per operand per CTA, 128-byte aligned).
-  const u8* a_base;
-  const u8* b_base;
-  TmaDescriptor* tensor_map_slots;
+  i32 sfa_group_k_blocks;  // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
+  i64 sfb_group_stride;    // 1D2D sfb: elements between the groups' block scales
 };
-// k_groups: descriptor slots per operand per CTA. A slot is rewritten only after every load that used it has landed:
-// one more slot than pipeline stages, and each group switch takes at least one stage (scheduler/sm90_k_grouped_scheduler.cuh).
-HOPGEMM_HOST_DEVICE constexpr int k_group_map_slots(int num_stages) { return num_stages + 1; }
 
+struct Sm90Fp8GemmParams : Sm90GemmParams {
+  Sm90Fp8ScaleParams scales;
+};
 // Math warpgroups: one per 64 rows up to three (block_m 192: each runs one m64 wave per k-block, so while one promotes
 // the other two keep WGMMA batches in flight); block_m 256: two, of two waves each.
 HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) {
