@@ -28,6 +28,9 @@ enum class ContiguousLayout {
   kGroupIds,
   // int32 [G]: cumulative row ends (unaligned); group g starts at the end of group g-1 rounded up to the alignment
   // (DeepGEMM's use_psum_layout=True). D rows between a group's end and the next group's start are left untouched.
+  // Ends (here and in kPacked) are read on the device and clamped: group g's rows are [start_g, max(start_g,
+  // min(end_g, M_sum))) with start_g clamped to M_sum too, so an end below its start makes an empty group and no
+  // value reaches past M_sum.
   kPsum,
   // int32 [G]: cumulative row ends; group g starts exactly where g-1 ends (no padding: a plain sort of tokens by
   // expert). Tiles that straddle two groups are computed once per group and each writes only its group's rows.
@@ -60,7 +63,10 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
                                   int64_t expected_m, const GemmOptions& options, cudaStream_t stream);
 
 // D[g] = C[g] + A_g @ B_g^T (FP32), g = 0..G-1, recipe (1, 1, 128). `ks` (host) and `ks_tensor` (int32 [G] on the
-// device, the same values) give each group's K, a multiple of 128 (0 allowed: D[g] = C[g]).
+// device, the same values) give each group's K, a multiple of 128 (0 allowed: D[g] = C[g]). The kernel reads
+// ks_tensor, which no host check sees: group g's K is ks_tensor[g] rounded down to a multiple of 128, at least 0 and
+// at most sum(ks) less the K taken by the groups before it (ks_tensor == ks: exactly ks), so values that disagree
+// with ks compute with those clamped K and never read past a, b or the scales.
 // a: FP8 holding sum(ks) x M elements, group g at [off_g * M, (off_g + k_g) * M) as a K-major [M, k_g] matrix
 // (off_g = k_0 + ... + k_{g-1}); b likewise with N. sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] FP32, MN-major
 // TMA-aligned (strides (1, align(M, 4)): deep_gemm passes sf.T of a [sum(ks) / 128, M] tensor; a row-major one is

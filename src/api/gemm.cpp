@@ -67,8 +67,6 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   call.n = n;
   call.k = k;
   call.out_dtype = fp32_out ? device::kOutFp32 : device::kOutBf16;
-  call.num_sms = get_num_sms(a.device);
-  call.tc_util = get_tc_util();
 
   const int64_t sf_k = device::ceil_div<int64_t>(k, 128);
   // Recipe: explicit, else inferred from sfb's shape (per 128x128 block or per channel).
@@ -121,6 +119,9 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
     }
     call.accumulate = 1;
   }
+  // The device is asked only once every argument passed: a bad argument is reported as such on any machine.
+  call.num_sms = get_num_sms(a.device);
+  call.tc_util = get_tc_util();
   r.problem = heuristics::make_fp8_gemm_problem(call);
   return r;
 }

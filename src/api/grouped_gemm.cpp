@@ -416,6 +416,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   p.a_base = static_cast<const uint8_t*>(a.data);
   p.b_base = static_cast<const uint8_t*>(b.data);
   p.tensor_map_slots = static_cast<device::TmaDescriptor*>(workspace.partials());
+  p.schedule.k_blocks_total = static_cast<int>(sf_k);  // what the buffers hold: the device's ks are clamped to it
   launch(*kernel, *choice, p, a.device, stream);
 }
 

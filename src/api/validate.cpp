@@ -37,6 +37,7 @@ void Validator::unsupported(const std::string& problem) const {
 }
 
 void Validator::on_device(const TensorView& t, const char* arg) const {
+  non_negative_extents(t, arg);
   if (t.device < 0) fail(arg, "is in host memory; a CUDA device tensor is required");
   if (t.data == nullptr && t.numel() != 0) fail(arg, "has a null data pointer");
 }
@@ -53,7 +54,14 @@ void Validator::rank(const TensorView& t, const char* arg, std::initializer_list
                 std::to_string(t.rank) + " (shape " + shape_string(t) + ")");
 }
 
+void Validator::non_negative_extents(const TensorView& t, const char* arg) const {
+  for (int d = 0; d < t.rank; ++d)
+    if (t.shape[d] < 0) fail(arg, "has a negative extent: shape " + shape_string(t));
+}
+
 void Validator::shape(const TensorView& t, const char* arg, std::initializer_list<int64_t> expected) const {
+  // A negative extent is an error, not the "any" that -1 means in `expected`.
+  non_negative_extents(t, arg);
   bool ok = static_cast<int>(expected.size()) == t.rank;
   int d = 0;
   for (int64_t e : expected) {

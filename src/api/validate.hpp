@@ -19,11 +19,11 @@ class Validator {
   [[noreturn]] void fail(const char* arg, const std::string& problem) const;
   [[noreturn]] void unsupported(const std::string& problem) const;
 
-  // A tensor on a CUDA device (host memory is rejected) with a non-null pointer unless it is empty.
+  // A tensor on a CUDA device (host memory is rejected), no negative extent, a non-null pointer unless it is empty.
   void on_device(const TensorView& t, const char* arg) const;
   void dtype(const TensorView& t, const char* arg, std::initializer_list<DType> allowed) const;
   void rank(const TensorView& t, const char* arg, std::initializer_list<int> allowed) const;
-  // Each expected extent must match; -1 accepts any extent.
+  // Each expected extent must match; -1 accepts any extent (of the tensor's own: none may be negative).
   void shape(const TensorView& t, const char* arg, std::initializer_list<int64_t> expected) const;
   void contiguous(const TensorView& t, const char* arg) const;
   // stride(-1) == 1 (row-major rows, any leading strides).
@@ -35,6 +35,7 @@ class Validator {
   // `out` must not share memory with `in` (byte ranges of the two views must not intersect).
   void no_overlap(const TensorView& out, const char* arg_out, const TensorView& in, const char* arg_in) const;
   void positive(int64_t value, const char* arg) const;
+  void non_negative_extents(const TensorView& t, const char* arg) const;
   // No negative stride (one would reach cuTensorMapEncodeTiled as a huge unsigned stride: an opaque driver error).
   void non_negative_strides(const TensorView& t, const char* arg) const;
 

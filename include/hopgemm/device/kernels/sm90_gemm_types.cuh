@@ -42,6 +42,9 @@ struct Sm90ScheduleParams {
   i32 ranges_kind;  // m_group_ranges: Sm90GroupRanges
   i32 group_rows;   // masked: rows per group of A / D (M_max); k_groups: M
   i32 group_align;  // m_group_ranges from ends: a group starts at the previous end rounded up to this
+  // k_groups: the k-blocks A's, B's (and the scales') buffers hold, sum(ks) / block_k of the host's ks: the scheduler
+  // clamps the device's ks to it.
+  i32 k_blocks_total;
 };
 
 // The family-neutral kernel parameters. Descriptors: cuTensorMapEncodeTiled, rank 2 (the family's types header gives

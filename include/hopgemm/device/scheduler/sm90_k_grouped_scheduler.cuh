@@ -1,10 +1,15 @@
 #pragma once
 // Scheduler of the K-grouped GEMM (MoE weight gradients): G groups share M and N, group g has its own K (k_g, a
-// multiple of the k-block, grouped_layout[g]); D[g] is rows [g M, (g + 1) M) of a [G M, N] output. Units walk the groups in
-// order, each group's M x N tiles banded as the dense scheduler's; groups with k_g = 0 have no units (their D is C,
-// which the host put there). A_g and B_g are separate K-major [M, k_g] / [N, k_g] matrices in flat buffers, so the
-// producer loads them through descriptors patched for the group (its loader hook OperandMaps; group_k_begin /
-// group_k say where and how long).
+// multiple of the k-block, grouped_layout[g]); D[g] is rows [g M, (g + 1) M) of a [G M, N] output. Units walk the
+// groups in order, each group's M x N tiles banded as the dense scheduler's; groups with k_g = 0 have no units (their D
+// is C, which the host put there).
+// grouped_layout is device memory the host validated only as its own list of ks: the scheduler takes group g's K as
+// the value rounded down to a multiple of the k-block, at least 0 and at most what the buffers hold past the groups
+// before it (k_blocks_total, the host's sum(ks) / block_k). So a value below a k-block makes an empty group (a unit
+// with no k-blocks would leave its consumers waiting for a stage no producer fills), an unaligned one drops its tail,
+// and a sum past the host's cannot read beyond A, B or their scales.
+// A_g and B_g are separate K-major [M, k_g] / [N, k_g] matrices in flat buffers, so the producer loads them through
+// descriptors patched for the group (its loader hook OperandMaps; group_k_begin / group_k say where and how long).
 // The coordinates answer for the unit next() returned last.
 
 #include "hopgemm/device/ptx/ld_global.cuh"
@@ -25,8 +30,11 @@ struct Sm90KGroupedScheduler {
   ClusterWalk<kGeo> walk;
   i32 group = -1;
   i32 group_first_unit = 0, group_units = 0;
-  i64 k_begin = 0;  // the group's first K (sum of the previous groups' K): 64-bit, sum(ks) x M may pass 2^31
-  i32 k = 0;        // the group's K
+  // The group's first k-block (the previous groups' k-blocks, at most k_blocks_total) and its K. Counted in k-blocks,
+  // 32-bit: with the K itself in 64 bits (sum(ks) x M may pass 2^31 only in the descriptor's address) and the clamp in
+  // 64 bits, the 1D1D 128x128 kernel spilled 8 bytes.
+  i32 kb_begin = 0;
+  i32 k = 0;
 
   HOPGEMM_DEVICE Sm90KGroupedScheduler(const Sm90ScheduleParams& p, u32 cta_rank) : params(p), walk(cta_rank) {
     units_m = ceil_div(ceil_div(p.group_rows, kBlockM), kGeo.cluster_m);
@@ -37,9 +45,10 @@ struct Sm90KGroupedScheduler {
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
     while (walk.unit >= group_first_unit + group_units) {
       if (group + 1 >= params.num_groups) return false;
-      k_begin += k;
+      kb_begin += k / kBlockK;
       ++group;
-      k = max(ptx::ld_global_nc_i32(params.grouped_layout + group), 0);
+      k = min(max(ptx::ld_global_nc_i32(params.grouped_layout + group), 0) / kBlockK,
+              params.k_blocks_total - kb_begin) * kBlockK;
       group_first_unit += group_units;
       group_units = k > 0 ? tile_units : 0;
     }
@@ -53,7 +62,7 @@ struct Sm90KGroupedScheduler {
   }
 
   // Where the group's A_g / B_g start along the flat K of their buffers (elements) and their K.
-  HOPGEMM_DEVICE i64 group_k_begin() const { return k_begin; }
+  HOPGEMM_DEVICE i64 group_k_begin() const { return static_cast<i64>(kb_begin) * kBlockK; }
   HOPGEMM_DEVICE i32 group_k() const { return k; }
 
   HOPGEMM_DEVICE i32 a_row(const WorkUnit& u) const { return u.m_block * kBlockM; }

@@ -5,7 +5,7 @@
 //   masked: group g's rows start at g x group_rows and masked_m[g] of them are valid.
 // Values only the device sees are clamped so that no unit reads or writes outside [0, m) (ends) or outside its
 // group's group_rows (masked): a group's rows are [begin, max(begin, min(end, limit))).
-// Units walk the groups in order; group g's units are its kClusterM-block rows x the N tiles, banded as the dense
+// Units walk the groups in order; group g's units are its cluster_m-block rows x the N tiles, banded as the dense
 // scheduler's (sm90_raster.cuh). A tile that ends past its group's rows (a straddling or ragged last tile) still
 // computes whole tiles but stores only its group's rows (kRowMaskedTiles). B is [G x N, K].
 // The coordinates answer for the unit next() returned last (the current group's rows are scheduler state).
@@ -41,9 +41,11 @@ struct Sm90MGroupRangesScheduler {
       const i32 begin = g * params.group_rows;
       return Rows{begin, begin + min(max(value, 0), params.group_rows)};
     }
-    const i32 limit = params.m, align = params.group_align;
-    const i32 begin = min(g == 0 ? 0 : (previous_end + align - 1) / align * align, limit);
-    return Rows{begin, max(begin, min(value, limit))};
+    // previous_end and align are below 2^31: rounded up in u32, the start cannot overflow before it is clamped.
+    const u32 limit = static_cast<u32>(params.m), align = static_cast<u32>(params.group_align);
+    const u32 aligned_end = (static_cast<u32>(previous_end) + align - 1) / align * align;
+    const i32 begin = g == 0 ? 0 : static_cast<i32>(min(aligned_end, limit));
+    return Rows{begin, max(begin, min(value, params.m))};
   }
   HOPGEMM_DEVICE i32 units_m_of(const Rows& r) const { return ceil_div(ceil_div(r.end - r.begin, kBlockM), kGeo.cluster_m); }
 
