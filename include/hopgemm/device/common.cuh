@@ -37,6 +37,15 @@ template <class T>
 inline constexpr bool kIsSame<T, T> = true;
 template <class T, class U>
 concept SameAs = kIsSame<T, U> && kIsSame<U, T>;
+// std::conditional_t.
+template <bool kCondition, class IfTrue, class IfFalse>
+struct Conditional {
+  using Type = IfTrue;
+};
+template <class IfTrue, class IfFalse>
+struct Conditional<false, IfTrue, IfFalse> {
+  using Type = IfFalse;
+};
 template <class T>
 concept ConvertibleToBool = requires(T t) { static_cast<bool>(t); };
 template <class T>

@@ -46,7 +46,6 @@
 namespace hopgemm::device {
 
 enum Sm90Fp8Recipe : int { kRecipe1D2D = 0, kRecipe1D1D = 1 };
-enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
 
 // The config's fields, declared once: X(name, default, tunable). The struct below, the JIT's rendering of an
 // instantiation, the kernel-cache key, printing and the override-by-name hook are all derived from this list.
@@ -110,32 +109,6 @@ struct Sm90Fp8ScaleParams {
 struct Sm90Fp8GemmParams : Sm90GemmParams {
   Sm90Fp8ScaleParams scales;
 };
-// Math warpgroups: one per 64 rows up to three (block_m 192: each runs one m64 wave per k-block, so while one promotes
-// the other two keep WGMMA batches in flight); block_m 256: two, of two waves each.
-HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) {
-  return c.block_m == 64 ? 1 : c.block_m == 192 ? 3 : 2;
-}
-HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
-// m64 WGMMA row blocks (waves) each math warpgroup runs per k-block: 1, or 2 for 256-row tiles.
-HOPGEMM_HOST_DEVICE constexpr int waves_per_wg(const Sm90Fp8GemmConfig& c) { return c.block_m / num_math_wgs(c) / 64; }
-HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
-HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32; }
-HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return stores_fp32(c) ? 4 : 2; }
-
-// D += A B^T in FP32 with one unit per tile: each math thread adds its promoted values into D with vector
-// red.global.add.v2.f32 (two adjacent columns, 8 bytes; a warp instruction covers 8 rows x 32 bytes), no staging
-// tile and no TMA: the TMA reduce-add cost the 1D1D kernels 11-16% more than a plain store of the same bytes
-// (docs/DESIGN_NOTES.md). Needs D's row stride even (8-byte aligned pairs).
-HOPGEMM_HOST_DEVICE constexpr bool reduces_from_registers(const Sm90Fp8GemmConfig& c) {
-  return c.accumulate == 1 && stores_fp32(c) && c.k_splits == 1 && c.d_in_stage == 0;
-}
-
-// Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
-HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
-  const int row_bytes = c.block_n * out_elem_bytes(c);
-  return row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : row_bytes % 32 == 0 ? 32 : 16;
-}
-
 // 1D1D column scales (block_n / 4 registers) held across a k-block's waves where they fit beside the promoted and
 // tensor-core accumulators; else each promotion reads them from shared memory (the kernel and the cost model ask).
 // 256x128 1D1D (224 registers of accumulators and scales) spilled 4 bytes with them in registers; 128x160 (200) and
@@ -145,15 +118,13 @@ HOPGEMM_HOST_DEVICE constexpr bool col_scales_in_regs(const Sm90Fp8GemmConfig& c
   return c.recipe != kRecipe1D1D || waves * c.block_n / 2 + acc_sets * c.block_n / 2 + c.block_n / 4 <= 200;
 }
 
-// Shared memory carve-up, one struct for host (smem_bytes) and device (the kernel's addresses): sizes of the regions
-// and the byte offset of each from the dynamic shared-memory base, in this order:
-//   [D tile][A x stages][B x stages][SFA x stages][SFB x stages][scale chunk slots][stage barriers][chunk barriers]
-// The D tile and every A/B stage start 1024-aligned (SW128 atoms); scale regions 128-aligned (TMA boxes).
-struct Sm90Fp8GemmSmem {
-  int d, a_stage, b_stage, sfa_stage, sfb_stage;  // bytes of the D tile and of one stage's regions
-  int sf_chunk_sfa, sf_chunk;                      // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
-  int a, b, sfa, sfb, sf_chunks, tensor_maps, full, empty, sf_full, sf_empty;  // offsets
-  int total;
+// The FP8 scales' shared memory, inside the family-neutral carve-up (Sm90GemmSmem: its `scales` and `scale_barriers`
+// regions): [SFA x stages][SFB x stages][scale chunk slots] and the chunk ring's barriers. Scale regions are 128-aligned
+// (TMA boxes).
+struct Sm90Fp8GemmSmem : Sm90GemmSmem {
+  int sfa_stage, sfb_stage;     // bytes of one stage's scale regions
+  int sf_chunk_sfa, sf_chunk;   // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
+  int sfa, sfb, sf_chunks, sf_full, sf_empty;  // offsets
 };
 // sf_chunks: which scales come in chunks (the row-major per-row ones).
 HOPGEMM_HOST_DEVICE constexpr bool sfa_chunked(const Sm90Fp8GemmConfig& c) { return c.sf_chunks == 1 && c.sfa_k_major == 1; }
@@ -161,41 +132,29 @@ HOPGEMM_HOST_DEVICE constexpr bool sfb_chunked(const Sm90Fp8GemmConfig& c) {
   return c.sf_chunks == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1;
 }
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
-  Sm90Fp8GemmSmem s{};
-  // No staging tile where D is staged in a pipeline stage or reduced into straight from registers.
-  s.d = c.d_in_stage == 1 || reduces_from_registers(c) ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
-  s.a_stage = c.block_m * 128;
-  s.b_stage = c.block_n * 128;
-  s.sfa_stage = sfa_chunked(c) ? 0 : align_up(c.block_m * 4, 128);
-  s.sfb_stage = sfb_chunked(c) ? 0 : align_up((c.recipe == kRecipe1D2D ? 2 : c.block_n) * 4, 128);
+  const int sfa_stage = sfa_chunked(c) ? 0 : align_up(c.block_m * 4, 128);
+  const int sfb_stage = sfb_chunked(c) ? 0 : align_up((c.recipe == kRecipe1D2D ? 2 : c.block_n) * 4, 128);
   // A chunk slot: [block_m rows][4 k-blocks] of sfa, then [block_n rows][4 k-blocks] of sfb (TMA boxes, 128-aligned).
-  s.sf_chunk_sfa = sfa_chunked(c) ? align_up(c.block_m * 4 * kSfChunkKBlocks, 128) : 0;
-  s.sf_chunk = s.sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
+  const int sf_chunk_sfa = sfa_chunked(c) ? align_up(c.block_m * 4 * kSfChunkKBlocks, 128) : 0;
+  const int sf_chunk = sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
   const bool chunks = sfa_chunked(c) || sfb_chunked(c);
-  s.a = s.d;
-  s.b = s.a + c.num_stages * s.a_stage;
-  s.sfa = s.b + c.num_stages * s.b_stage;
+  const int scale_bytes = c.num_stages * (sfa_stage + sfb_stage) + (chunks ? kSfChunkSlots * sf_chunk : 0);
+  Sm90Fp8GemmSmem s{gemm_smem_layout(c, scale_bytes, chunks ? 2 * kSfChunkSlots * 8 : 0)};
+  s.sfa_stage = sfa_stage;
+  s.sfb_stage = sfb_stage;
+  s.sf_chunk_sfa = sf_chunk_sfa;
+  s.sf_chunk = sf_chunk;
+  s.sfa = s.scales;
   s.sfb = s.sfa + c.num_stages * s.sfa_stage;
   s.sf_chunks = s.sfb + c.num_stages * s.sfb_stage;
-  // k_groups: A's and B's descriptors, patched in shared memory before they are copied to their global slots.
-  s.tensor_maps = s.sf_chunks + (chunks ? kSfChunkSlots * s.sf_chunk : 0);
-  s.full = s.tensor_maps + (c.grouping == kGroupingK ? 2 * 128 : 0);
-  s.empty = s.full + c.num_stages * 8;
-  s.sf_full = s.empty + c.num_stages * 8;
+  s.sf_full = s.scale_barriers;
   s.sf_empty = s.sf_full + kSfChunkSlots * 8;
-  s.total = s.sf_full + (chunks ? 2 * kSfChunkSlots * 8 : 0);
   return s;
 }
 HOPGEMM_HOST_DEVICE constexpr int smem_bytes(const Sm90Fp8GemmConfig& c) { return smem_layout(c).total; }
 
-inline constexpr int kSm90SmemCapacity = 232448;  // 227 KiB per block on H100/H200
-
-// Split-K needs every split non-empty (an empty unit would leave its consumers waiting on a stage no
-// producer fills): with kps = ceil(k_blocks / k_splits), (k_splits - 1) * kps < k_blocks.
-HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int k_splits) {
-  const i64 k_blocks = ceil_div<i64>(k, 128);
-  return k_splits >= 1 && (k_splits - 1) * ceil_div<i64>(k_blocks, k_splits) < k_blocks;
-}
+// Split-K needs every split non-empty: the FP8 k-block is 128 K.
+HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int k_splits) { return k_splits_fit(k, 128, k_splits); }
 
 // The first rule `c` breaks, in words (for errors: `fp8_gemm_nt_with_config`, `--config`); nullptr when valid.
 HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConfig& c) {

@@ -20,6 +20,109 @@ namespace hopgemm::device {
 enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3 };
 // How kGroupingMRanges reads grouped_layout.
 enum Sm90GroupRanges : int { kRangesFromEnds = 0, kRangesMasked = 1 };
+enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
+
+// The fields every GEMM family's config declares (among its own; each config is a struct of int fields), from which
+// the shared collectives, the launch and the shared-memory layout are derived:
+//   block_m          64 (1 math warpgroup), 128 or 256 (2), 192 (3)
+//   block_n          columns of the tile, <= 256
+//   num_stages       shared-memory pipeline depth
+//   cluster_m/_n     2: a CTA pair sharing B (adjacent m-blocks) / A (adjacent n-blocks) by TMA multicast
+//   out_dtype        Sm90OutDtype of D
+//   accumulate       1: D += result (red.global from registers, or TMA reduce-add)
+//   d_passes         epilogue passes over the tile's columns (2 frees half the D staging tile)
+//   d_in_stage       1: no dedicated D tile; D is staged in the A slot of the tile's last pipeline stage
+//   k_splits         > 1: split-K, the last split of a tile sums the others' FP32 partials
+//   grouping         Sm90Grouping: which scheduler hands out the tiles
+template <class C>
+concept Sm90GemmConfig = requires(const C& c) {
+  { c.block_m } -> ConvertibleToInt;
+  { c.block_n } -> ConvertibleToInt;
+  { c.num_stages } -> ConvertibleToInt;
+  { c.cluster_m } -> ConvertibleToInt;
+  { c.cluster_n } -> ConvertibleToInt;
+  { c.out_dtype } -> ConvertibleToInt;
+  { c.accumulate } -> ConvertibleToInt;
+  { c.d_passes } -> ConvertibleToInt;
+  { c.d_in_stage } -> ConvertibleToInt;
+  { c.k_splits } -> ConvertibleToInt;
+  { c.grouping } -> ConvertibleToInt;
+};
+
+// Math warpgroups: one per 64 rows up to three (block_m 192: each runs one m64 wave per k-block, so while one promotes
+// the other two keep WGMMA batches in flight); block_m 256: two, of two waves each.
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const C& c) {
+  return c.block_m == 64 ? 1 : c.block_m == 192 ? 3 : 2;
+}
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr int num_threads(const C& c) { return 128 * (1 + num_math_wgs(c)); }
+// m64 WGMMA row blocks (waves) each math warpgroup runs per k-block: 1, or 2 for 256-row tiles.
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr int waves_per_wg(const C& c) { return c.block_m / num_math_wgs(c) / 64; }
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr int cluster_size(const C& c) { return c.cluster_m * c.cluster_n; }
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const C& c) { return c.out_dtype == kOutFp32; }
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const C& c) { return stores_fp32(c) ? 4 : 2; }
+
+// D += A B^T in FP32 with one unit per tile: each math thread adds its values into D with vector red.global.add.v2.f32
+// (two adjacent columns, 8 bytes; a warp instruction covers 8 rows x 32 bytes), no staging tile and no TMA: the TMA
+// reduce-add cost the FP8 1D1D kernels 11-16% more than a plain store of the same bytes (docs/DESIGN_NOTES.md). Needs
+// D's row stride even (8-byte aligned pairs).
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr bool reduces_from_registers(const C& c) {
+  return c.accumulate == 1 && stores_fp32(c) && c.k_splits == 1 && c.d_in_stage == 0;
+}
+
+// Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const C& c) {
+  const int row_bytes = c.block_n * out_elem_bytes(c);
+  return row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : row_bytes % 32 == 0 ? 32 : 16;
+}
+
+// Bytes of one operand row of a k-block in shared memory: one 128-byte swizzle row (128 FP8 or 64 BF16 elements).
+inline constexpr int kSm90KBlockBytes = 128;
+inline constexpr int kSm90SmemCapacity = 232448;  // 227 KiB per block on H100/H200
+
+// Shared memory carve-up, one struct for host (smem_bytes) and device (the kernel's addresses): sizes of the regions
+// and the byte offset of each from the dynamic shared-memory base, in this order:
+//   [D tile][A x stages][B x stages][the family's scale regions][K-group descriptors][stage barriers][scale barriers]
+// The D tile and every A/B stage start 1024-aligned (SW128 atoms). A family without scales has none of their bytes.
+struct Sm90GemmSmem {
+  int d, a_stage, b_stage;  // bytes of the D tile and of one stage's A and B
+  int a, b, scales, tensor_maps, full, empty, scale_barriers;  // offsets
+  int total;
+};
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr Sm90GemmSmem gemm_smem_layout(const C& c, int scale_bytes, int scale_barrier_bytes) {
+  Sm90GemmSmem s{};
+  // No staging tile where D is staged in a pipeline stage or reduced into straight from registers.
+  s.d = c.d_in_stage == 1 || reduces_from_registers(c)
+            ? 0
+            : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
+  s.a_stage = c.block_m * kSm90KBlockBytes;
+  s.b_stage = c.block_n * kSm90KBlockBytes;
+  s.a = s.d;
+  s.b = s.a + c.num_stages * s.a_stage;
+  s.scales = s.b + c.num_stages * s.b_stage;
+  // k_groups: A's and B's descriptors, patched in shared memory before they are copied to their global slots.
+  s.tensor_maps = s.scales + scale_bytes;
+  s.full = s.tensor_maps + (c.grouping == kGroupingK ? 2 * 128 : 0);
+  s.empty = s.full + c.num_stages * 8;
+  s.scale_barriers = s.empty + c.num_stages * 8;
+  s.total = s.scale_barriers + scale_barrier_bytes;
+  return s;
+}
+
+// Split-K needs every split non-empty (an empty unit would leave its consumers waiting on a stage no producer fills):
+// with kps = ceil(k_blocks / k_splits), (k_splits - 1) * kps < k_blocks.
+HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int block_k, int k_splits) {
+  const i64 k_blocks = ceil_div<i64>(k, block_k);
+  return k_splits >= 1 && (k_splits - 1) * ceil_div<i64>(k_blocks, k_splits) < k_blocks;
+}
 
 // What a scheduler is instantiated with: the tile (block_m x block_n, k-blocks of block_k elements of elem_bytes
 // each), the CTA pair (cluster_m = 2: two m-blocks share B; cluster_n = 2: two n-blocks share A) and the K splits.
