@@ -108,7 +108,7 @@ std::optional<Sm90Fp8GemmConfig> unsplit_config(const Fp8GemmProblem& p, const F
   c.out_dtype = p.out_dtype;
   c.accumulate = p.accumulate;
   c.sfa_k_major = p.sfa_k_major;
-  c.sfb_k_major = is_1d1d ? p.sfb_k_major : 1;
+  c.sfb_k_major = p.sfb_k_major;  // 1 for 1D2D (make_fp8_gemm_problem)
   c.grouping = p.grouping;
   // Tiles of the group-ids layout must not straddle two groups.
   if (p.grouping == device::kGroupingMIds && p.group_align % t.block_m != 0) return std::nullopt;

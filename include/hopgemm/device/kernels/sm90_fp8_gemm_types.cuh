@@ -139,7 +139,8 @@ HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfi
   const int sf_chunk = sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
   const bool chunks = sfa_chunked(c) || sfb_chunked(c);
   const int scale_bytes = c.num_stages * (sfa_stage + sfb_stage) + (chunks ? kSfChunkSlots * sf_chunk : 0);
-  Sm90Fp8GemmSmem s{gemm_smem_layout(c, scale_bytes, chunks ? 2 * kSfChunkSlots * 8 : 0)};
+  Sm90Fp8GemmSmem s{};
+  static_cast<Sm90GemmSmem&>(s) = gemm_smem_layout(c, scale_bytes, chunks ? 2 * kSfChunkSlots * 8 : 0);
   s.sfa_stage = sfa_stage;
   s.sfb_stage = sfb_stage;
   s.sf_chunk_sfa = sf_chunk_sfa;
