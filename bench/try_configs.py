@@ -74,7 +74,7 @@ def try_shape(shape, specs, rounds, row_major_scales=False):
     for r in range(rounds):
         order = candidates if r % 2 == 0 else candidates[::-1]
         for name, overrides, d in order:
-            times[name].append(bench(lambda: run(d, overrides)))  # noqa: B023
+            times[name].append(bench(lambda: run(d, overrides), num_tests=30))  # noqa: B023
     base = times["heuristics"]
     print(f"{shape} heuristics: {statistics.median(base) * 1e6:8.1f} us  {tflops(statistics.median(base)):6.0f} TFLOPS")
     for name, _, _ in candidates[1:]:

@@ -116,3 +116,16 @@ build_cli() {
     cmake --build "$BUILD_DIR" -j"$JOBS" --target hopgemm_cli > "$1" 2>&1 || { tail -30 "$1"; return 1; }
   link_cli
 }
+
+# Builds the Python package as a wheel into $BUILD_DIR/wheel (the tests install it into a fresh venv too) and installs
+# it into the environment: the `hopgemm` package and its `hopgemm` command (the wheel's console script). The log goes
+# to $1, its tail to the terminal on failure.
+install_package() {
+  # A link to a build's CLI (link_cli) in its place would be written through by pip.
+  if [ -L "$HOPGEMM_BIN_DIR/hopgemm" ]; then rm -f "$HOPGEMM_BIN_DIR/hopgemm"; fi
+  rm -rf "$BUILD_DIR/wheel"
+  { "$PYTHON" -m pip wheel -q --no-build-isolation --no-deps -C build-dir="$BUILD_DIR/python" -w "$BUILD_DIR/wheel" \
+      "$HOPGEMM_ROOT" &&
+    "$PYTHON" -m pip install -q --no-deps --force-reinstall "$BUILD_DIR"/wheel/hopgemm-*.whl; } > "$1" 2>&1 ||
+    { tail -30 "$1"; return 1; }
+}

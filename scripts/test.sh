@@ -11,6 +11,9 @@ ensure_torch
 cd "$HOPGEMM_ROOT"
 status=0
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS" -LE slow || status=$?
-# Run from outside the source tree so `import hopgemm` is the installed package.
-(cd /tmp && "$PYTHON" -m pytest -q -rs "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu") || status=$?
+# Run from outside the source tree so `import hopgemm` is the installed package; the wheel build.sh made is the one
+# tests/python/test_wheel.py installs into a fresh venv.
+wheel=$(ls "$BUILD_DIR"/wheel/hopgemm-*.whl)
+(cd /tmp && HOPGEMM_WHEEL="$wheel" "$PYTHON" -m pytest -q -rs "$HOPGEMM_ROOT/tests/python" "$HOPGEMM_ROOT/tests/gpu") ||
+  status=$?
 exit $status

@@ -1,11 +1,14 @@
 #pragma once
-// hopgemm: FP8 and BF16 matrix kernels for NVIDIA Hopper (SM90), compiled at run time.
+// hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), compiled at
+// run time.
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
 #include "hopgemm/grouped_gemm.hpp"
 #include "hopgemm/jit.hpp"
 #include "hopgemm/layout.hpp"
+#include "hopgemm/mqa_logits.hpp"
 #include "hopgemm/quantize.hpp"
 #include "hopgemm/runtime.hpp"
 #include "hopgemm/tensor.hpp"
 #include "hopgemm/tuning.hpp"
+#include "hopgemm/warmup.hpp"

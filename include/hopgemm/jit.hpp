@@ -32,9 +32,25 @@ struct PrecompileReport {
   int num_cached = 0;    // already in the disk cache
   int num_stored = 0;    // in the disk cache after the run: fewer than num_kernels where it could not be written
                          // (a full or read-only disk), the rest compiled in memory only and lost at exit
+  int num_loaded = 0;    // warmup(): GEMM kernels also loaded into this process (a GPU present)
   double seconds = 0.0;  // wall time
   std::vector<std::string> errors;  // one line per kernel that failed
+  std::string compiler;  // the compiler and the file it is, e.g. "NVRTC 13.0, /usr/local/cuda/lib64/libnvrtc.so.13 (...)"
 };
+
+// Kernel-cache archives: the valid entries of the cache directory in one uncompressed tar file (POSIX ustar, readable
+// by `tar` and Python's tarfile), built once (after a warm-up) and shipped beside an application or a wheel.
+// Importing checks every entry (manifest, checksums) before it joins the cache, as the cache checks its own; entries
+// are content-addressed, so an archive made with another toolkit adds entries only that toolkit uses.
+struct CacheArchiveReport {
+  int entries = 0;                   // written (export) or added to the cache (import)
+  int already_present = 0;           // import: valid entries the cache had already
+  std::vector<std::string> skipped;  // import: "<entry>: why" for each entry not taken
+};
+// Writes the valid entries of the cache directory (all, or those in `entry_dirs`) to `path`, through a temporary file.
+CacheArchiveReport export_cache_archive(const std::string& path, const std::vector<std::string>& entry_dirs = {});
+// Adds the archive's valid entries to the cache directory. Throws Error(kJit) if `path` is not a readable tar file.
+CacheArchiveReport import_cache_archive(const std::string& path);
 
 // Names of the embedded suites ("deepseek-v3", ...).
 std::vector<std::string> precompile_suites();

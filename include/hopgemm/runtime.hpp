@@ -4,6 +4,9 @@
 
 namespace hopgemm {
 
+// The library's version, "MAJOR.MINOR.PATCH" (the CMake project's and the Python package's).
+const char* version();
+
 struct DeviceInfo {
   int device = 0;
   std::string name;

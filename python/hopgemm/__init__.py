@@ -1,4 +1,4 @@
-"""hopgemm: FP8 and BF16 GEMM kernels for NVIDIA Hopper (SM90), compiled at run time.
+"""hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), JIT-compiled.
 
 A drop-in for DeepSeek's ``deep_gemm`` (``import hopgemm as deep_gemm``). Tensors are torch tensors or any
 DLPack array on a CUDA device (CuPy, JAX, ...); ops run on the current torch stream of the tensors'
@@ -13,6 +13,8 @@ _C.init(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include"))
 
 from ._C import (  # noqa: E402
     DeviceInfo,
+    HopgemmTypeError,
+    HopgemmValueError,
     PrecompileReport,
     device_info,
     get_cache_dir,
@@ -30,6 +32,8 @@ from ._C import (  # noqa: E402
     set_pdl,
     set_tc_util,
 )
+# Raised and shown as hopgemm.HopgemmValueError / hopgemm.HopgemmTypeError (pickled by that name too).
+HopgemmValueError.__module__ = HopgemmTypeError.__module__ = __name__
 from ._gemm import fp8_gemm_nn, fp8_gemm_nt, fp8_gemm_tn, fp8_gemm_tt  # noqa: E402
 from ._grouped import (  # noqa: E402
     k_grouped_fp8_gemm_nt_contiguous,
@@ -49,7 +53,24 @@ from ._layout import (  # noqa: E402
     get_tma_aligned_size,
     transform_sf_into_required_layout,
 )
-from . import testing, utils  # noqa: E402
+from ._mqa_logits import (  # noqa: E402
+    fp8_fp4_mqa_logits,
+    fp8_fp4_paged_mqa_logits,
+    fp8_mqa_logits,
+    fp8_paged_mqa_logits,
+    get_paged_mqa_logits_metadata,
+)
+from ._heuristics_settings import set_block_size_multiple_of, set_ignore_compile_dims  # noqa: E402
+from . import mega, testing, utils  # noqa: E402
+from .mega import (  # noqa: E402 (SM100 only: they raise NotImplementedError)
+    SymmBuffer,
+    bf16_mega_moe,
+    fp8_fp4_mega_moe,
+    get_symm_buffer_for_mega_moe,
+    transform_weights_for_mega_moe,
+)
+from ._alias import provide_deep_gemm, withdraw_deep_gemm  # noqa: E402
+from ._warmup import import_cache_archive, warmup  # noqa: E402
 
 # deep_gemm HEAD's canonical names; the fp8_gemm_* names above are the older ones it keeps as aliases.
 fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt = fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt
@@ -82,7 +103,9 @@ def register_torch_ops() -> "torch._ops._OpNamespace":
 def __getattr__(name):
     if name == "torch_ops":  # hopgemm.torch_ops: torch.ops.hopgemm, registered on first access
         return register_torch_ops()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    error = AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    error.name, error.obj = name, _sys.modules[__name__]  # as a plain module's miss carries them (Python >= 3.10)
+    raise error
 
 
 def _register_torch_ops_quietly():

@@ -27,8 +27,10 @@ def use_torch_ops(torch):
 
 def _op(name, stream):
     if stream is not None:
-        raise ValueError(f"{name}: stream= cannot be traced by torch.compile; enter `with torch.cuda.stream(s):` "
-                         "around the call instead")
+        from . import _C
+
+        raise _C.HopgemmValueError(f"{name}: stream= cannot be traced by torch.compile; enter "
+                                   "`with torch.cuda.stream(s):` around the call instead")
     return getattr(ops, name)
 
 

@@ -102,22 +102,23 @@ of d is left untouched. expected_m > 0, the typical m_g, steers the heuristics o
 def _make_k_grouped(name, summary):
     kernel = getattr(_C, name)
 
-    def gemm(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, ks: Optional[Sequence[int]] = None,
-             ks_tensor: Optional[Tensor] = None, c: Optional[Tensor] = None, recipe: Sequence[int] = (1, 1, 128),
-             compiled_dims: str = "mn", use_psum_layout: bool = False, *, ks_cpu: Optional[Sequence[int]] = None,
-             grouped_layout: Optional[Tensor] = None, stream: Any = None) -> None:
-        # deep_gemm HEAD's keyword names for the same two arguments.
-        if ks_cpu is not None:
-            if ks is not None:
-                raise ValueError(f"{name}: pass ks or ks_cpu, not both")
-            ks = ks_cpu
-        if grouped_layout is not None:
-            if ks_tensor is not None:
-                raise ValueError(f"{name}: pass ks_tensor or grouped_layout, not both")
-            ks_tensor = grouped_layout
-        if ks_tensor is None:
-            raise ValueError(f"{name}: argument 'ks_tensor' (deep_gemm HEAD: grouped_layout) is required: int32 [G] "
-                             "on the device")
+    def gemm(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, ks_cpu: Optional[Sequence[int]] = None,
+             grouped_layout: Optional[Tensor] = None, c: Optional[Tensor] = None, recipe: Sequence[int] = (1, 1, 128),
+             compiled_dims: str = "mn", use_psum_layout: bool = False, *, ks: Optional[Sequence[int]] = None,
+             ks_tensor: Optional[Tensor] = None, stream: Any = None) -> None:
+        # hopgemm's older keyword names for the same two arguments.
+        if ks is not None:
+            if ks_cpu is not None:
+                raise _C.HopgemmValueError(f"{name}: pass ks_cpu or ks, not both")
+            ks_cpu = ks
+        if ks_tensor is not None:
+            if grouped_layout is not None:
+                raise _C.HopgemmValueError(f"{name}: pass grouped_layout or ks_tensor, not both")
+            grouped_layout = ks_tensor
+        if grouped_layout is None:
+            raise _C.HopgemmValueError(f"{name}: argument 'grouped_layout' (hopgemm's older name: ks_tensor) is "
+                                       "required: int32 [G] on the device")
+        ks, ks_tensor = ks_cpu, grouped_layout
         if _dispatch.is_compiling():
             return _dispatch.k_grouped_fp8_gemm_contiguous(name, a, b, d, ks, ks_tensor, c, recipe, use_psum_layout,
                                                            stream)
@@ -125,9 +126,9 @@ def _make_k_grouped(name, summary):
 
     return _public(gemm, name, summary + """
 
-ks (or deep_gemm HEAD's keyword ks_cpu): each group's K, a list of ints on the host, multiples of 128 (0 allowed:
-D[g] = C[g]); None is refused with ValueError. ks_tensor (or HEAD's keyword grouped_layout): the same values as int32
-[G] on the device. a=(A, sfa): FP8 e4m3
+ks_cpu (or hopgemm's older keyword ks): each group's K, a list of ints on the host, multiples of 128 (0 allowed:
+D[g] = C[g]); None is refused with ValueError. grouped_layout (or hopgemm's older keyword ks_tensor): the same values
+as int32 [G] on the device. a=(A, sfa): FP8 e4m3
 holding sum(ks) * M elements, group g at [off_g * M, (off_g + k_g) * M) as a K-major [M, k_g] matrix
 (off_g = k_0 + ... + k_{g-1}); b=(B, sfb) likewise with N. sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] FP32
 per 1x128, MN-major TMA-aligned: strides (1, align(M, 4)), as deep_gemm passes them (sf.T of a [sum(ks) / 128, M]

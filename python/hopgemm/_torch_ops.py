@@ -164,9 +164,10 @@ def mn_major_tma_aligned_strides(shape):
 def _check_sf(sf):
     op = "get_mn_major_tma_aligned_tensor"
     if sf.dim() not in (2, 3):
-        raise ValueError(f"{op}: argument 'sf' must be [mn, sf_k] or [G, mn, sf_k], got shape {list(sf.shape)}")
+        raise _C.HopgemmValueError(f"{op}: argument 'sf' must be [mn, sf_k] or [G, mn, sf_k], got shape "
+                                   f"{list(sf.shape)}")
     if sf.dtype != torch.float32:
-        raise ValueError(f"{op}: argument 'sf' must be float32, got {sf.dtype}")
+        raise _C.HopgemmValueError(f"{op}: argument 'sf' must be float32, got {sf.dtype}")
 
 
 def _mn_major_fake(sf):

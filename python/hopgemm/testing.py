@@ -1,11 +1,14 @@
-"""deep_gemm.testing equivalents (the accuracy metric and timing helpers used by tests and benchmarks), plus
-element-wise checks against float64 references of dequantised inputs (hopgemm/_accuracy.py), extended here to the
-MoE grouped GEMMs (which rows each group computes, which must stay untouched)."""
+"""deep_gemm.testing equivalents (the accuracy metric, the timing helpers and the test decorators that DeepGEMM's test
+files use), plus element-wise checks against float64 references of dequantised inputs (hopgemm/_accuracy.py),
+extended here to the MoE grouped GEMMs (which rows each group computes, which must stay untouched)."""
+import functools
 import os
 import statistics
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
+from . import _C
 from ._accuracy import (
     FP8_ACC_TOL,
     OUTPUT_EPS,
@@ -25,7 +28,7 @@ __all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto", "FP8_ACC_TOL", "
            "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference",
            "MGroupedLayout", "m_grouped_ids_layout", "m_grouped_psum_layout", "m_grouped_packed_layout",
            "m_grouped_masked_layout", "assert_untouched", "assert_m_grouped_fp8_gemm_close", "k_grouped_offsets",
-           "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn"]
+           "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn", "m_grouped_ends_layout", "k_grouped_device_ks"]
 
 
 def calc_diff(x: Any, y: Any) -> Any:
@@ -66,9 +69,19 @@ def _l2_flush_buffer(torch, flush_l2):
     return torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda") if flush_l2 else None
 
 
-def bench(fn: Callable[[], Any], num_warmups: int = 5, num_tests: int = 30, flush_l2: bool = True) -> float:
-    """Median time of `fn()` in seconds, measured with CUDA events on the current stream; before each timed
-    call a 256 MB buffer is zeroed to flush L2. Needs torch and a GPU."""
+def _occupy_gpu(torch):
+    """Queues a long kernel (an 8192^3 FP32 product, ~10-20 ms) so that the launches after it are all enqueued before
+    the GPU reaches them: no time between timed calls is spent waiting for the host."""
+    x = torch.randn((8192, 8192), dtype=torch.float32, device="cuda")
+    return x @ x
+
+
+def bench(fn: Callable[[], Any], num_warmups: int = 5, num_tests: int = 10, high_precision: bool = False, *,
+          flush_l2: bool = True) -> float:
+    """Median time of `fn()` in seconds over `num_tests` calls, each timed with CUDA events on the current stream
+    after a 256 MB buffer is zeroed to flush L2 (flush_l2=False: no flush). high_precision (deep_gemm's parameter):
+    a long kernel is queued first, so that no timed call waits for the host to launch it. deep_gemm's bench takes
+    the mean of back-to-back calls after one flush; this times each call cold. Needs torch and a GPU."""
     import torch
 
     flush = _l2_flush_buffer(torch, flush_l2)
@@ -78,6 +91,8 @@ def bench(fn: Callable[[], Any], num_warmups: int = 5, num_tests: int = 30, flus
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(num_tests)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(num_tests)]
     torch.cuda.synchronize()
+    if high_precision:
+        _occupy_gpu(torch)
     for start, end in zip(starts, ends):
         if flush is not None:
             flush.zero_()
@@ -88,49 +103,178 @@ def bench(fn: Callable[[], Any], num_warmups: int = 5, num_tests: int = 30, flus
     return statistics.median(s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends))
 
 
-def bench_kineto(fn: Callable[[], Any], kernel_names: Union[str, Sequence[str]], num_tests: int = 30,
+class empty_suppress:
+    """A context manager that does nothing (bench_kineto's stand-in for suppress_stdout_stderr)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        return False
+
+
+class suppress_stdout_stderr:
+    """Silences the process's stdout and stderr until the block ends: sys.stdout / sys.stderr and file descriptors 1
+    and 2 (where CUDA libraries and the profiler write from C++)."""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self._devnull = open(os.devnull, "w")
+        self._streams = (sys.stdout, sys.stderr)
+        self._fds = [(fd, os.dup(fd)) for fd in (1, 2)]
+        for fd, _ in self._fds:
+            os.dup2(self._devnull.fileno(), fd)
+        sys.stdout = sys.stderr = self._devnull
+        return self
+
+    def __exit__(self, *_):
+        sys.stdout, sys.stderr = self._streams
+        for fd, saved in self._fds:
+            os.dup2(saved, fd)
+            os.close(saved)
+        self._devnull.close()
+        return False
+
+
+def bench_kineto(fn: Callable[[], Any], kernel_names: Union[str, Tuple[str, ...]], num_tests: int = 30,
                  suppress_kineto_output: bool = False, trace_path: Optional[str] = None, flush_l2: bool = True,
-                 with_multiple_kernels: bool = False) -> Union[float, Tuple[float, ...]]:
-    """deep_gemm.testing.bench_kineto: mean GPU time in seconds of the kernels whose names contain each of
-    `kernel_names` (a string or a tuple of strings; the result has the same form), profiled with
-    torch.profiler over `num_tests` calls, each after a 256 MB L2 flush. Returns 1 when
-    DG_USE_NVIDIA_TOOLS is set (an external profiler is running)."""
+                 with_multiple_kernels: bool = False,
+                 barrier: Optional[Callable[[], Any]] = None) -> Union[float, Tuple[float, ...]]:
+    """deep_gemm.testing.bench_kineto: the mean GPU time in seconds of one launch of the kernels whose names contain
+    `kernel_names` (a string, or a tuple of strings: the result has the same form), 0 for a name no kernel has.
+    `fn` runs once, then 2 x num_tests times under torch.profiler (the first round warms the profiler up, the second
+    is measured), each call after a 256 MB L2 flush (flush_l2=False: none; deep_gemm zeroes 8 GB, which also lets
+    the GPU cool between calls) and, with `barrier`, after a ~10 ms sleep kernel and barrier() (multi-process runs
+    start together). A name found in more than one kernel is an AssertionError unless with_multiple_kernels (then
+    their launches are averaged together). Returns 1 (per name) when $DG_USE_NVIDIA_TOOLS is set: an external
+    profiler or sanitizer is attached. suppress_kineto_output silences what the profiler prints; trace_path writes a
+    Chrome trace."""
     import torch
 
+    if not isinstance(kernel_names, (str, tuple)):
+        raise _C.HopgemmTypeError(f"bench_kineto: kernel_names must be a str or a tuple of str, got "
+                                  f"{type(kernel_names).__name__}")
+    names = (kernel_names,) if isinstance(kernel_names, str) else kernel_names
     if int(os.environ.get("DG_USE_NVIDIA_TOOLS", 0)):
-        return 1
-    names = (kernel_names,) if isinstance(kernel_names, str) else tuple(kernel_names)
+        return 1 if isinstance(kernel_names, str) else (1,) * len(names)
+
     flush = _l2_flush_buffer(torch, flush_l2)
-    fn()
-    torch.cuda.synchronize()
-    activities = [torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=activities) as prof:
-        for _ in range(num_tests):
-            if flush is not None:
-                flush.zero_()
-            fn()
-        torch.cuda.synchronize()
+    fn()  # compiles (and lets a tuning run print) outside the profile
+    with (suppress_stdout_stderr if suppress_kineto_output else empty_suppress)():
+        schedule = torch.profiler.schedule(wait=0, warmup=1, active=1, repeat=1)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA], schedule=schedule) as prof:
+            for _ in range(2):
+                for _ in range(num_tests):
+                    if flush is not None:
+                        flush.zero_()
+                    if barrier is not None:
+                        torch.cuda._sleep(int(2e7))
+                        barrier()
+                    fn()
+                torch.cuda.synchronize()
+                prof.step()
     if trace_path is not None:
         prof.export_chrome_trace(trace_path)
-    if not suppress_kineto_output:
-        print(prof.key_averages().table(sort_by="cuda_time_total", max_name_column_width=100))
 
+    events = prof.key_averages()
     times = []
     for name in names:
-        total_us, matched = 0.0, 0
-        for event in prof.key_averages():
-            if name in event.key:
-                device_total = getattr(event, "device_time_total", None)
-                if device_total is None:
-                    device_total = event.cuda_time_total
-                total_us += device_total
-                matched += 1
-        if matched == 0:
-            raise ValueError(f"bench_kineto: no kernel name contains {name!r}")
-        if matched > 1 and not with_multiple_kernels:
-            raise ValueError(f"bench_kineto: {matched} kernels contain {name!r}; pass with_multiple_kernels=True")
-        times.append(total_us / 1e6 / num_tests)
+        matched = [e for e in events if name in e.key]
+        assert with_multiple_kernels or len(matched) <= 1, (
+            f"bench_kineto: {len(matched)} kernels contain {name!r}: {[e.key for e in matched]}")
+        total_us = sum(_device_time_total(e) for e in matched)
+        launches = sum(e.count for e in matched)
+        times.append(total_us / 1e6 / launches if launches else 0)
     return times[0] if isinstance(kernel_names, str) else tuple(times)
+
+
+def _device_time_total(event):
+    total = getattr(event, "device_time_total", None)  # torch >= 2.4; cuda_time_total before
+    return event.cuda_time_total if total is None else total
+
+
+# ---- deep_gemm.testing's test helpers --------------------------------------------------------------------------
+
+__all__ += ["empty_suppress", "suppress_stdout_stderr", "get_arch_major", "test_filter", "ignore_env",
+            "assert_bitwise_equal"]
+
+
+def get_arch_major() -> int:
+    """The compute capability's major number of the current CUDA device (9 on Hopper)."""
+    return _C.device_info().arch_major
+
+
+# The names of the tests test_filter left out, in order (for runners of DeepGEMM's test files).
+_filtered: List[str] = []
+
+
+def test_filter(condition: Callable[[], bool]) -> Callable:
+    """Decorator: the test runs when condition() is true at call time; otherwise it prints that it was filtered (and
+    its name is recorded) and returns None."""
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if condition():
+                return func(*args, **kwargs)
+            _filtered.append(func.__name__)
+            print(f"{func.__name__}:\n > Filtered by {condition}\n")
+            return None
+
+        return wrapper
+
+    return decorator
+
+
+test_filter.__test__ = False  # a decorator, not a test, for pytest's collection
+
+
+def ignore_env(name: str, condition: Callable[[], bool]) -> Callable:
+    """Decorator: where condition() is true at call time, the environment variable `name` is removed for the call's
+    duration (restored after it, also when it raises)."""
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if not condition():
+                return func(*args, **kwargs)
+            saved = os.environ.pop(name, None)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                if saved is not None:
+                    os.environ[name] = saved
+
+        return wrapper
+
+    return decorator
+
+
+def assert_bitwise_equal(x: Any, y: Any, label: str = "") -> None:
+    """AssertionError unless x and y (torch tensors) have the same shape, dtype and bytes; the message gives the
+    number of differing bytes and the first one's element, coordinates and values."""
+    import torch
+
+    where = f" ({label})" if label else ""
+    assert x.shape == y.shape, f"bitwise mismatch{where}: shapes {tuple(x.shape)} and {tuple(y.shape)}"
+    assert x.dtype == y.dtype, f"bitwise mismatch{where}: dtypes {x.dtype} and {y.dtype}"
+    x_bytes = x.contiguous().view(-1).view(torch.uint8)
+    y_bytes = y.contiguous().view(-1).view(torch.uint8)
+    if torch.equal(x_bytes, y_bytes):
+        return
+    differs = x_bytes != y_bytes
+    first = int(differs.nonzero()[0].item())
+    element = first // x.element_size()
+    coord = []
+    for size in reversed(x.shape):
+        coord.append(element % size)
+        element //= size
+    element = first // x.element_size()
+    raise AssertionError(
+        f"bitwise mismatch{where}: {int(differs.sum().item())} of {differs.numel()} bytes differ; the first is byte "
+        f"{first % x.element_size()} of element {element} at {tuple(reversed(coord))}: {x_bytes[first].item()} vs "
+        f"{y_bytes[first].item()} ({x.reshape(-1)[element].item()} vs {y.reshape(-1)[element].item()})")
 
 
 # ---- MoE grouped GEMMs: which rows each group computes, and checks of every row ------------------------------------
@@ -251,6 +395,23 @@ def m_grouped_masked_layout(masked_m: Sequence[int], max_m: int) -> MGroupedLayo
                           _gaps(num_rows, segments))
 
 
+def m_grouped_ends_layout(values: Sequence[int], num_rows: int, kind: str = "psum",
+                          alignment: int = 128) -> MGroupedLayout:
+    """The rows of the psum (kind "psum") or packed ("packed") contiguous layout whose grouped_layout holds `values`
+    as the op reads them on the device, any int32 included (include/hopgemm/grouped_gemm.hpp): group g starts at the
+    previous group's end rounded up to `alignment` (packed: 1) and clamped to num_rows, and ends at max(start,
+    min(values[g], num_rows)); an end below its start makes an empty group. Every other row is untouched. For ends of
+    valid sizes this is m_grouped_psum_layout / m_grouped_packed_layout."""
+    step = alignment if kind == "psum" else 1
+    segments, end = [], 0
+    for g, value in enumerate(values):
+        start = 0 if g == 0 else min(_align(end, step), num_rows)
+        end = max(start, min(int(value), num_rows))
+        if end > start:
+            segments.append((g, start, end))
+    return MGroupedLayout(kind, len(values), num_rows, [int(v) for v in values], segments, _gaps(num_rows, segments))
+
+
 def _flat_rows(x: Any) -> Any:
     """x [rows, cols] as is, or [G, M, cols] as [G * M, cols] (a view: the group dimension must be dense)."""
     if len(x.shape) == 2:
@@ -295,23 +456,39 @@ def assert_untouched(x: Any, rows: Sequence[Tuple[int, int]], name: str = "d") -
                                  f"of them were written, the first at row {first}")
 
 
+def _check_group_diffs(groups: dict, diff_tol: Optional[float], name: str) -> None:
+    """Each group's calc_diff ({group: _DiffSums}) below diff_tol (None: no bar); the AssertionError names the worst."""
+    if diff_tol is None:
+        return
+    diffs = {g: sums.value() for g, sums in groups.items()}
+    bad = {g: diff for g, diff in diffs.items() if not diff < diff_tol}
+    if bad:
+        worst = max(bad, key=lambda g: bad[g] if bad[g] == bad[g] else float("inf"))
+        raise AssertionError(f"{name}: calc_diff of {len(bad)} group(s) at or above {diff_tol:.3g}, worst group {worst}: "
+                             f"{bad[worst]:.3g}")
+
+
 def assert_m_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, layout: MGroupedLayout,
-                                    acc_tol: float = FP8_ACC_TOL, name: str = "d") -> float:
+                                    acc_tol: float = FP8_ACC_TOL, name: str = "d",
+                                    diff_tol: Optional[float] = None) -> float:
     """An M-grouped FP8 GEMM's output (m_grouped_fp8_gemm_{nt,nn}_contiguous, m_grouped_fp8_gemm_nt_masked) against
     the float64 reference of the dequantised inputs, segment by segment of `layout`: each segment's rows of d within
     assert_fp8_gemm_close's element-wise bound of A[rows] (sfa per 1 x 128) @ B[group]^T (sfb[group] per 128 x 128),
-    every untouched row still NaN. d, a and sfa are [rows, .] or, masked, [G, M_max, .] (row-major sfa: pass the
-    scales' values, whatever layout the op was given); b [G, N, K]. Returns calc_diff over all computed rows."""
+    every untouched row still NaN, and with diff_tol each group's calc_diff (over its rows) below it. d, a and sfa are
+    [rows, .] or, masked, [G, M_max, .] (row-major sfa: pass the scales' values, whatever layout the op was given);
+    b [G, N, K]. Returns calc_diff over all computed rows."""
     d2, a2, sfa2 = _flat_rows(d), _flat_rows(a), _flat_rows(sfa)
     if d2.shape[0] != layout.num_rows or a2.shape[0] != layout.num_rows:
         raise ValueError(f"{name}: the layout has {layout.num_rows} rows, d {d2.shape[0]} and a {a2.shape[0]}")
-    sums = _DiffSums()
+    sums, groups = _DiffSums(), {}
     for group, start, end in layout.segments:
         rows = slice(start, end)
         ref = assert_fp8_gemm_close(d2[rows], a2[rows], sfa2[rows], b[group], sfb[group], 128, acc_tol=acc_tol,
                                     name=f"{name} rows {start}-{end - 1} (group {group})")
         sums.add(d2[rows], ref)
+        groups.setdefault(group, _DiffSums()).add(d2[rows], ref)
     assert_untouched(d2, layout.untouched, name)
+    _check_group_diffs(groups, diff_tol, name)
     return sums.value()
 
 
@@ -324,19 +501,34 @@ def k_grouped_offsets(ks: Sequence[int]) -> List[int]:
     return out
 
 
+def k_grouped_device_ks(values: Sequence[int], sum_k: int) -> List[int]:
+    """The K each group of k_grouped_fp8_gemm_nt_contiguous computes with when its ks_tensor holds `values` (any int32,
+    whatever the host's ks say) and the host's ks sum to sum_k: each value rounded down to a multiple of 128, at least
+    0 and at most what sum_k leaves after the groups before it (include/hopgemm/grouped_gemm.hpp). Group g then reads
+    A_g and B_g at the offsets of these Ks (k_grouped_offsets)."""
+    out, used = [], 0
+    for value in values:
+        k = min(max(int(value), 0) // 128 * 128, sum_k - used)
+        out.append(k)
+        used += k
+    return out
+
+
 def assert_k_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, ks: Sequence[int],
                                     c: Optional[Any] = None, rows: Optional[Any] = None,
-                                    acc_tol: float = FP8_ACC_TOL, name: str = "d") -> float:
+                                    acc_tol: float = FP8_ACC_TOL, name: str = "d",
+                                    diff_tol: Optional[float] = None) -> float:
     """k_grouped_fp8_gemm_nt_contiguous's output against the float64 reference: d[g] [M, N] = C[g] + A_g @ B_g^T with
     A_g the K-major [M, ks[g]] matrix at a[off_g * M : (off_g + ks[g]) * M] of the flat FP8 buffer a (B_g likewise with
     N), sfa [M, sum(ks) / 128] and sfb [N, sum(ks) / 128] per 1 x 128 in any strides (MN-major or row-major). Each
     non-empty group within assert_fp8_gemm_close's element-wise bound; an empty group (ks[g] == 0) exactly C[g] (zeros
     without C). c: the C the op was given, as it was before the call (where it aliased d, a copy), or None. rows: check
-    only these rows of every d[g] (an index or a slice: for problems too large for a full float64 reference). Returns
-    calc_diff over the checked elements of the non-empty groups."""
+    only these rows of every d[g] (an index or a slice: for problems too large for a full float64 reference). With
+    diff_tol, each non-empty group's calc_diff below it. Returns calc_diff over the checked elements of the non-empty
+    groups."""
     m, n = d.shape[1], d.shape[2]
     pick = slice(None) if rows is None else rows
-    sums = _DiffSums()
+    sums, groups = _DiffSums(), {}
     for g, (k, off) in enumerate(zip(ks, k_grouped_offsets(ks))):
         out = d[g][pick]
         c_g = None if c is None else c[g][pick]
@@ -350,6 +542,8 @@ def assert_k_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, 
         ref = assert_fp8_gemm_close(out, a_g, sfa[pick][:, blocks], b_g, sfb[:, blocks], 1, c=c_g, acc_tol=acc_tol,
                                     name=f"{name}[{g}] (k = {k})")
         sums.add(out, ref)
+        groups.setdefault(g, _DiffSums()).add(out, ref)
+    _check_group_diffs(groups, diff_tol, name)
     return sums.value()
 
 

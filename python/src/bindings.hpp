@@ -4,12 +4,20 @@
 // the C++ op. Arguments that may be None (optional tensors, stream) need `"c"_a.none() = nb::none()`.
 #include <nanobind/nanobind.h>
 
+#include <string>
+
 namespace hopgemm::python {
+
+// Raises hopgemm.HopgemmTypeError (a TypeError that is also a RuntimeError, module.cpp) with `message`.
+[[noreturn]] void throw_type_error(const std::string& message);
 
 void bind_runtime(nanobind::module_& m);       // module.cpp: init, settings, device info, JIT, errors
 void bind_layout(nanobind::module_& m);        // layout.cpp
 void bind_quantize(nanobind::module_& m);      // quantize.cpp
+void bind_mqa_logits(nanobind::module_& m);    // mqa_logits.cpp
 void bind_gemm(nanobind::module_& m);          // gemm.cpp
 void bind_grouped_gemm(nanobind::module_& m);  // grouped_gemm.cpp
+void bind_warmup(nanobind::module_& m);        // warmup.cpp: warm-up and kernel-cache archives
+void bind_tuning(nanobind::module_& m);        // tuning.cpp: configurations without tensors (tests, tools)
 
 }  // namespace hopgemm::python

@@ -44,7 +44,8 @@ void fp8_gemm(nb::handle a, nb::handle b, nb::handle d, nb::handle c, const Reci
 
 template <GemmFn kGemm>
 void def_fp8_gemm(nb::module_& m, const char* name, const char* compiled_dims, const char* doc) {
-  m.def(name, &fp8_gemm<kGemm>, "a"_a, "b"_a, "d"_a, "c"_a.none() = nb::none(), "recipe"_a.none() = nb::none(),
+  m.def(name, &fp8_gemm<kGemm>, "a"_a.none(), "b"_a.none(), "d"_a.none(), "c"_a.none() = nb::none(),
+        "recipe"_a.none() = nb::none(),
         "recipe_a"_a.none() = nb::none(), "recipe_b"_a.none() = nb::none(), "compiled_dims"_a = compiled_dims,
         "disable_ue8m0_cast"_a = false, "stream"_a.none() = nb::none(), doc);
 }
@@ -67,7 +68,8 @@ void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handl
 }  // namespace
 
 void bind_gemm(nb::module_& m) {
-  m.def("_fp8_gemm_nt_with_config", &fp8_gemm_nt_with_config, "a"_a, "b"_a, "d"_a, "c"_a.none() = nb::none(),
+  m.def("_fp8_gemm_nt_with_config", &fp8_gemm_nt_with_config, "a"_a.none(), "b"_a.none(), "d"_a.none(),
+        "c"_a.none() = nb::none(),
         "recipe"_a.none() = nb::none(), "overrides"_a = std::map<std::string, int>{}, "stream"_a.none() = nb::none(),
         "Internal (tests, tuning): fp8_gemm_nt with the heuristics' config changed by `overrides` {field: value}.");
   def_fp8_gemm<&fp8_gemm_nt>(m, "fp8_gemm_nt", "nk",

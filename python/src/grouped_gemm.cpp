@@ -81,7 +81,7 @@ void def_contiguous(nb::module_& m, const char* name, ContiguousFn gemm, const c
     const GemmTensors t = gemm_tensors(a, b, d, ctx);
     const TensorView tlayout = tensor_arg(layout_arg, m_indices.is_none() ? "grouped_layout" : "m_indices", ctx);
     launch(ctx, stream, [&](cudaStream_t s) { gemm(t.a, t.sfa, t.b, t.sfb, t.d, tlayout, options, s); });
-  }, "a"_a, "b"_a, "d"_a, "grouped_layout"_a.none() = nb::none(), "recipe"_a.none() = nb::none(),
+  }, "a"_a.none(), "b"_a.none(), "d"_a.none(), "grouped_layout"_a.none() = nb::none(), "recipe"_a.none() = nb::none(),
         "recipe_a"_a.none() = nb::none(), "recipe_b"_a.none() = nb::none(), "compiled_dims"_a = "nk",
         "disable_ue8m0_cast"_a = false, "use_psum_layout"_a = false, "ensure_zero_padding"_a = true,
         "expected_m_for_psum_layout"_a.none() = nb::none(), nb::kw_only(), "m_indices"_a.none() = nb::none(),
@@ -123,7 +123,7 @@ void def_k_grouped(nb::module_& m, const char* name, KGroupedFn gemm, const char
     launch(ctx, stream, [&](cudaStream_t s) {
       gemm(t.a, t.sfa, t.b, t.sfb, t.d, std::span<const int64_t>(*ks), tks, tc.rank < 0 ? nullptr : &tc, options, s);
     });
-  }, "a"_a, "b"_a, "d"_a, "ks"_a.none(), "ks_tensor"_a, "c"_a.none() = nb::none(),
+  }, "a"_a.none(), "b"_a.none(), "d"_a.none(), "ks"_a.none(), "ks_tensor"_a.none(), "c"_a.none() = nb::none(),
         nb::arg("recipe").sig("(1, 1, 128)") = std::array<int, 3>{1, 1, 128}, "compiled_dims"_a = "mn",
         "use_psum_layout"_a = false, nb::kw_only(), "stream"_a.none() = nb::none(), doc);
 }
@@ -139,7 +139,8 @@ void bind_grouped_gemm(nb::module_& m) {
       "use_psum_layout / use_packed_layout.");
   def_contiguous(m, "m_grouped_fp8_gemm_nn_contiguous", &m_grouped_fp8_gemm_nn_contiguous,
       "m_grouped_fp8_gemm_nt_contiguous with B given as [G, K, N] (a transposed view of a K-major [G, N, K]).");
-  m.def("m_grouped_fp8_gemm_nt_masked", &m_grouped_masked, "a"_a, "b"_a, "d"_a, "masked_m"_a, "expected_m"_a,
+  m.def("m_grouped_fp8_gemm_nt_masked", &m_grouped_masked, "a"_a.none(), "b"_a.none(), "d"_a.none(),
+        "masked_m"_a.none(), "expected_m"_a,
         "recipe"_a.none() = nb::none(), "recipe_a"_a.none() = nb::none(), "recipe_b"_a.none() = nb::none(),
         "compiled_dims"_a = "nk", "disable_ue8m0_cast"_a = false, nb::kw_only(), "stream"_a.none() = nb::none(),
         "MoE M-grouped GEMM, one padded slab per group: d[g, :m_g] = A[g, :m_g] @ B[g]^T with m_g = masked_m[g] "

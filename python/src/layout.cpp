@@ -25,7 +25,7 @@ void bind_layout(nb::module_& m) {
   m.def("is_mn_major_tma_aligned", [](nb::handle sf) {
     CallContext ctx;
     return is_mn_major_tma_aligned(tensor_arg(sf, "sf", ctx));
-  }, "sf"_a, "True if `sf` already has the MN-major TMA-aligned strides.");
+  }, "sf"_a.none(), "True if `sf` already has the MN-major TMA-aligned strides.");
 
   m.def("mn_major_tma_aligned_strides", [](const std::vector<int64_t>& shape, int64_t element_size) {
     if (shape.size() != 2 && shape.size() != 3) {
@@ -44,7 +44,7 @@ void bind_layout(nb::module_& m) {
     CallContext ctx;
     return plan_transform_sf_into_required_layout(tensor_arg(sf, "sf", ctx), mn, k, gran_mn, gran_k, num_groups) ==
            SfTransform::kMnMajorTmaAligned;
-  }, "sf"_a, "mn"_a, "k"_a, "gran_mn"_a, "gran_k"_a, "num_groups"_a = -1,
+  }, "sf"_a.none(), "mn"_a, "k"_a, "gran_mn"_a, "gran_k"_a, "num_groups"_a = -1,
         "Validates sf for transform_sf_into_required_layout (DeepGEMM's check_sf_layout); True if it must be "
         "re-laid out MN-major TMA-aligned, False if it is used as it is.");
 
@@ -52,20 +52,20 @@ void bind_layout(nb::module_& m) {
     CallContext ctx;
     const TensorView s = tensor_arg(sf, "sf", ctx), o = tensor_arg(out, "out", ctx);
     launch(ctx, stream, [&](cudaStream_t st) { get_mn_major_tma_aligned_tensor(s, o, st); });
-  }, "sf"_a, "out"_a, "stream"_a.none() = nb::none());
+  }, "sf"_a.none(), "out"_a.none(), "stream"_a.none() = nb::none());
 
   m.def("get_mn_major_tma_aligned_packed_ue8m0_tensor", [](nb::handle sf, nb::handle out, nb::handle stream) {
     CallContext ctx;
     const TensorView s = tensor_arg(sf, "sf", ctx), o = tensor_arg(out, "out", ctx);
     launch(ctx, stream, [&](cudaStream_t st) { get_mn_major_tma_aligned_packed_ue8m0_tensor(s, o, st); });
-  }, "sf"_a, "out"_a, "stream"_a.none() = nb::none());
+  }, "sf"_a.none(), "out"_a.none(), "stream"_a.none() = nb::none());
 
   m.def("get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor",
         [](nb::handle sf, const std::vector<int>& ks, nb::handle out, nb::handle stream) {
     CallContext ctx;
     const TensorView s = tensor_arg(sf, "sf", ctx), o = tensor_arg(out, "out", ctx);
     launch(ctx, stream, [&](cudaStream_t st) { get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(s, ks, o, st); });
-  }, "sf"_a, "ks"_a, "out"_a, "stream"_a.none() = nb::none());
+  }, "sf"_a.none(), "ks"_a, "out"_a.none(), "stream"_a.none() = nb::none());
 }
 
 }  // namespace hopgemm::python

@@ -18,9 +18,24 @@ using namespace nb::literals;
 namespace hopgemm::python {
 namespace {
 
+// Invalid arguments leave as ValueError / TypeError subclasses that are also RuntimeError: DeepGEMM's checks raise
+// RuntimeError, so code written for it (`except RuntimeError`) catches hopgemm's too. Made by bind_runtime.
+PyObject* g_value_error = nullptr;  // hopgemm.HopgemmValueError(ValueError, RuntimeError)
+PyObject* g_type_error = nullptr;   // hopgemm.HopgemmTypeError(TypeError, RuntimeError)
+
+PyObject* new_exception_type(nb::module_& m, const char* name, PyObject* base, const char* doc) {
+  // Named in the extension's module as it is imported (hopgemm._C; _C where the stub generator loads it alone).
+  const std::string qualified = nb::cast<std::string>(m.attr("__name__")) + "." + name;
+  nb::object bases = nb::steal(PyTuple_Pack(2, base, PyExc_RuntimeError));
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), nullptr);
+  if (type == nullptr) throw nb::python_error();
+  m.attr(name) = nb::borrow(type);  // the module keeps it; `type`'s own reference lives as long as the process
+  return type;
+}
+
 PyObject* exception_type(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kInvalidArgument: return PyExc_ValueError;
+    case ErrorKind::kInvalidArgument: return g_value_error;
     case ErrorKind::kUnsupported: return PyExc_NotImplementedError;
     case ErrorKind::kJit: case ErrorKind::kCuda: return PyExc_RuntimeError;
   }
@@ -59,7 +74,17 @@ nb::dict describe(nb::handle x) {
 
 }  // namespace
 
+void throw_type_error(const std::string& message) {
+  PyErr_SetString(g_type_error, message.c_str());
+  throw nb::python_error();
+}
+
 void bind_runtime(nb::module_& m) {
+  g_value_error = new_exception_type(m, "HopgemmValueError", PyExc_ValueError,
+                                     "An invalid argument: a ValueError that is also a RuntimeError (as DeepGEMM's "
+                                     "checks raise).");
+  g_type_error = new_exception_type(m, "HopgemmTypeError", PyExc_TypeError,
+                                    "An argument of the wrong type: a TypeError that is also a RuntimeError.");
   nb::register_exception_translator(translate_error);
 
   m.def("init", [](nb::handle include_dir) { set_device_include_dir(fspath(include_dir)); }, "include_dir"_a,
@@ -71,7 +96,8 @@ void bind_runtime(nb::module_& m) {
   m.def("_check_tensor", [](nb::handle x, const std::string& name) {
     CallContext ctx;
     tensor_arg(x, name.c_str(), ctx);
-  }, "x"_a, "name"_a, "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
+  }, "x"_a.none(), "name"_a,
+        "Raises the error an op would raise for argument `name` = `x` (host memory, dtype, type).");
   m.def("_stream", [](nb::handle stream, nb::handle like) {
     CallContext ctx;
     if (!like.is_none()) tensor_arg(like, "like", ctx);
@@ -122,8 +148,10 @@ void bind_runtime(nb::module_& m) {
       .def_ro("num_compiled", &PrecompileReport::num_compiled)
       .def_ro("num_cached", &PrecompileReport::num_cached)
       .def_ro("num_stored", &PrecompileReport::num_stored)
+      .def_ro("num_loaded", &PrecompileReport::num_loaded)
       .def_ro("seconds", &PrecompileReport::seconds)
       .def_ro("errors", &PrecompileReport::errors)
+      .def_ro("compiler", &PrecompileReport::compiler)
       .def("__repr__", [](const PrecompileReport& r) {
         return "PrecompileReport(num_kernels=" + std::to_string(r.num_kernels) + ", num_compiled=" +
                std::to_string(r.num_compiled) + ", num_cached=" + std::to_string(r.num_cached) +
@@ -140,10 +168,13 @@ void bind_runtime(nb::module_& m) {
 }  // namespace hopgemm::python
 
 NB_MODULE(_C, m) {
-  m.doc() = "hopgemm native extension (FP8/BF16 GEMM kernels for Hopper); use the `hopgemm` package.";
+  m.doc() = "hopgemm native extension (FP8 GEMM kernels for Hopper); use the `hopgemm` package.";
   hopgemm::python::bind_runtime(m);
   hopgemm::python::bind_layout(m);
   hopgemm::python::bind_quantize(m);
+  hopgemm::python::bind_mqa_logits(m);
   hopgemm::python::bind_gemm(m);
   hopgemm::python::bind_grouped_gemm(m);
+  hopgemm::python::bind_warmup(m);
+  hopgemm::python::bind_tuning(m);
 }

@@ -24,13 +24,14 @@ void cast_to_fp8(nb::handle x, nb::handle x_fp8, nb::handle sf, bool use_ue8m0, 
 }  // namespace
 
 void bind_quantize(nb::module_& m) {
-  m.def("per_token_cast_to_fp8", &cast_to_fp8<&per_token_cast_to_fp8>, "x"_a, "x_fp8"_a, "sf"_a,
+  m.def("per_token_cast_to_fp8", &cast_to_fp8<&per_token_cast_to_fp8>, "x"_a.none(), "x_fp8"_a.none(), "sf"_a.none(),
         "use_ue8m0"_a = false, "gran_k"_a = 128, "stream"_a.none() = nb::none(),
         "x [m, n] -> x_fp8 [m, n] e4m3, sf [m, ceil(n / gran_k)] FP32 (1 x gran_k groups).");
-  m.def("per_block_cast_to_fp8", &cast_to_fp8<&per_block_cast_to_fp8>, "x"_a, "x_fp8"_a, "sf"_a,
+  m.def("per_block_cast_to_fp8", &cast_to_fp8<&per_block_cast_to_fp8>, "x"_a.none(), "x_fp8"_a.none(), "sf"_a.none(),
         "use_ue8m0"_a = false, "gran_k"_a = 128, "stream"_a.none() = nb::none(),
         "x [m, n] -> x_fp8 [m, n] e4m3, sf [ceil(m / gran_k), ceil(n / gran_k)] FP32 (gran_k x gran_k blocks).");
-  m.def("per_channel_cast_to_fp8", &cast_to_fp8<&per_channel_cast_to_fp8>, "x"_a, "x_fp8"_a, "sf"_a,
+  m.def("per_channel_cast_to_fp8", &cast_to_fp8<&per_channel_cast_to_fp8>, "x"_a.none(), "x_fp8"_a.none(),
+        "sf"_a.none(),
         "use_ue8m0"_a = false, "gran_k"_a = 128, "stream"_a.none() = nb::none(),
         "x [m, n] (m % gran_k == 0) -> x_fp8 [m, n] e4m3, sf [m / gran_k, n] FP32 (gran_k x 1 groups).");
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "bindings.hpp"
 #include "hopgemm/error.hpp"
 
 namespace hopgemm::python {
@@ -20,6 +21,20 @@ constexpr uint8_t kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLFloat
 
 [[noreturn]] void invalid(const char* name, const std::string& problem) {
   throw Error(ErrorKind::kInvalidArgument, std::string("argument '") + name + "' " + problem);
+}
+
+// An argument whose dtype hopgemm does not take. int8 and float4_e2m1fn_x2 are how DeepGEMM passes FP4 (e2m1) data,
+// which only its SM100 kernels read: NotImplementedError naming the architecture; any other dtype is a ValueError.
+[[noreturn]] void unknown_dtype(const char* name, const std::string& dtype) {
+  const std::string problem = std::string("argument '") + name + "' has dtype " + dtype;
+  if (dtype == "torch.int8" || dtype == "int8" || dtype.find("float4_e2m1") != std::string::npos) {
+    throw Error(ErrorKind::kUnsupported,
+                problem + ": FP4 (e2m1) data, which DeepGEMM packs two to a byte in int8, is read by its SM100 "
+                          "(Blackwell) kernels only; hopgemm targets SM90 (Hopper), whose tensor cores have no FP4: "
+                          "quantise to FP8 e4m3 instead");
+  }
+  throw Error(ErrorKind::kInvalidArgument,
+              problem + "; hopgemm takes float8_e4m3fn, bfloat16, float16, float32, int32, int64 or uint8");
 }
 
 // Steals a new reference; raises the pending Python error if null.
@@ -105,15 +120,14 @@ void torch_view(const Torch& t, nb::handle obj, const char* name, TensorView& vi
   int index = 0;
   while (index < kNumDTypes && t.dtypes[index] != dtype.ptr()) ++index;
   if (index == kNumDTypes) {
-    invalid(name, "has dtype " + nb::cast<std::string>(nb::str(dtype)) +
-                      "; hopgemm takes float8_e4m3fn, bfloat16, float16, float32, int32, int64 or uint8");
+    unknown_dtype(name, nb::cast<std::string>(nb::str(dtype)));
   }
   view.dtype = static_cast<DType>(index);
 
   nb::object shape = checked(PyObject_GetAttr(o, t.s_shape));
   nb::object strides = checked(PyObject_CallMethodNoArgs(o, t.s_stride));
   if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(strides.ptr())) {
-    throw nb::type_error("torch tensor with non-tuple shape or stride()");
+    throw_type_error("torch tensor with non-tuple shape or stride()");
   }
   set_rank(view, PyTuple_GET_SIZE(shape.ptr()), name);
   for (int d = 0; d < view.rank; ++d) {
@@ -177,7 +191,7 @@ std::string python_type_name(nb::handle obj) {
     message += ". NumPy cannot export float8 arrays (ml_dtypes' types) through DLPack; pass FP8 data as torch "
                "float8_e4m3fn tensors, or as uint8 bit patterns (x.view(numpy.uint8)) from a framework without float8";
   }
-  throw nb::type_error(message.c_str());
+  throw_type_error(message.c_str());
 }
 
 // Fills `view` from a DLPack-capable object; device -1 for memory a kernel cannot address.
@@ -186,8 +200,8 @@ void dlpack_view(nb::handle obj, const char* name, unsigned flags, TensorView& v
   nb::ndarray<nb::ro> array;
   if (!nb::try_cast(obj, array)) {
     if (nb::hasattr(obj, "__dlpack__")) not_exportable(obj, name);
-    throw nb::type_error((std::string("argument '") + name + "' must be a tensor (torch, or any array with "
-                          "__dlpack__), got " + python_type_name(obj)).c_str());
+    throw_type_error((std::string("argument '") + name + "' must be a tensor (torch, or any array with "
+                      "__dlpack__), got " + python_type_name(obj)).c_str());
   }
   const int32_t device_type = array.device_type();
   if (device_type == kDLCUDA || device_type == kDLCUDAManaged) {
@@ -200,8 +214,7 @@ void dlpack_view(nb::handle obj, const char* name, unsigned flags, TensorView& v
     }
   }
   if (!dlpack_dtype(array.dtype(), flags, view.dtype)) {
-    invalid(name, "has dtype " + dlpack_dtype_name(array.dtype()) +
-                      "; hopgemm takes float8_e4m3fn, bfloat16, float16, float32, int32, int64 or uint8");
+    unknown_dtype(name, dlpack_dtype_name(array.dtype()));
   }
   set_rank(view, static_cast<int64_t>(array.ndim()), name);
   for (int d = 0; d < view.rank; ++d) {
@@ -245,12 +258,12 @@ TensorView optional_tensor_arg(nb::handle obj, const char* name, CallContext& ct
 std::pair<TensorView, TensorView> tensor_pair_arg(nb::handle obj, const char* name, CallContext& ctx,
                                                   unsigned first_flags) {
   if (!PyTuple_Check(obj.ptr()) && !PyList_Check(obj.ptr())) {
-    throw nb::type_error((std::string("argument '") + name + "' must be a (tensor, scale factors) pair").c_str());
+    throw_type_error((std::string("argument '") + name + "' must be a (tensor, scale factors) pair").c_str());
   }
   nb::sequence seq = nb::borrow<nb::sequence>(obj);
   if (nb::len(seq) != 2) {
-    throw nb::type_error((std::string("argument '") + name + "' must be a (tensor, scale factors) pair, got " +
-                          std::to_string(nb::len(seq)) + " items").c_str());
+    throw_type_error((std::string("argument '") + name + "' must be a (tensor, scale factors) pair, got " +
+                      std::to_string(nb::len(seq)) + " items").c_str());
   }
   const std::string sf_name = std::string("sf") + name;  // a=(A, sfa) -> 'a', 'sfa'
   TensorView first = tensor_arg(seq[0], name, ctx, first_flags);
@@ -294,7 +307,7 @@ cudaStream_t stream_arg(nb::handle stream, const CallContext& ctx) {
     value = stream.attr("ptr");  // cupy.cuda.Stream
   }
   if (!value.is_valid() || !PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
-    throw nb::type_error("stream must be None, an int (cudaStream_t), a torch.cuda.Stream, or an object with "
+    throw_type_error("stream must be None, an int (cudaStream_t), a torch.cuda.Stream, or an object with "
                          "__cuda_stream__");
   }
   const unsigned long long handle = PyLong_AsUnsignedLongLong(value.ptr());
@@ -309,6 +322,12 @@ DeviceGuard::DeviceGuard(int device) {
   if (device < 0) return;
   int current = 0;
   cudaError_t status = cudaGetDevice(&current);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) {
+    // No usable GPU at all: nothing can run, and the op says so itself once it has checked its arguments (which it
+    // does before anything else), so a bad argument is still reported as such on this machine.
+    cudaGetLastError();
+    return;
+  }
   if (status == cudaSuccess && current != device) status = cudaSetDevice(device);
   if (status != cudaSuccess) {
     cudaGetLastError();

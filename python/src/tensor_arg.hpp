@@ -47,7 +47,8 @@ TensorView describe_tensor(nb::handle obj, bool& is_torch);
 // int -> that handle; an object with __cuda_stream__ (CUDA stream protocol), .cuda_stream (torch) or .ptr (CuPy).
 cudaStream_t stream_arg(nb::handle stream, const CallContext& ctx);
 
-// Makes `device` current for the scope (no-op when it already is, or for device < 0).
+// Makes `device` current for the scope (no-op when it already is, for device < 0, or where no GPU or driver is usable:
+// the op then reports that itself, after its argument checks).
 class DeviceGuard {
  public:
   explicit DeviceGuard(int device);

@@ -121,6 +121,9 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   return r;
 }
 
+// set_grouped_config_overrides's fields for this thread (empty: none).
+thread_local std::map<std::string, int> thread_grouped_overrides;
+
 heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice>& choice_memo() {
   static heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice> memo;
   return memo;
@@ -239,12 +242,18 @@ const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProble
 
 heuristics::Fp8GemmChoice fp8_grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
   const heuristics::Fp8GemmChoice& choice = sm90::fitting(op, fp8_gemm_choice(problem), heuristics::describe(problem));
-  if (!runtime::env().grouped_config) return choice;
-  static const std::map<std::string, int> overrides =
-      parse_config_overrides(*runtime::env().grouped_config, "HOPGEMM_GROUPED_CONFIG");
-  heuristics::Fp8GemmChoice changed = apply_config_overrides(choice, overrides, "HOPGEMM_GROUPED_CONFIG");
+  const bool scoped = !thread_grouped_overrides.empty();
+  if (!scoped && !runtime::env().grouped_config) return choice;
+  const char* who = scoped ? "set_grouped_config_overrides" : "HOPGEMM_GROUPED_CONFIG";
+  heuristics::Fp8GemmChoice changed;
+  if (scoped) {
+    changed = apply_config_overrides(choice, thread_grouped_overrides, who);
+  } else {
+    static const std::map<std::string, int> overrides = parse_config_overrides(*runtime::env().grouped_config, who);
+    changed = apply_config_overrides(choice, overrides, who);
+  }
   if (const char* rule = device::config_violation(changed.config)) {
-    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": HOPGEMM_GROUPED_CONFIG makes an invalid config: " + rule);
+    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": " + who + " makes an invalid config: " + rule);
   }
   return changed;
 }
@@ -298,6 +307,11 @@ void fp8_gemm_tn(const TensorView& a, const TensorView& sfa, const TensorView& b
 void fp8_gemm_tt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
   run_fp8_gemm("fp8_gemm_tt", transposed(a), transposed(sfa), b, sfb, d, c, options, stream);
+}
+
+void set_grouped_config_overrides(const std::map<std::string, int>& overrides) {
+  api::apply_config_overrides(heuristics::Fp8GemmChoice{}, overrides, "set_grouped_config_overrides");  // names checked
+  thread_grouped_overrides = overrides;
 }
 
 void fp8_gemm_nt_with_overrides(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,

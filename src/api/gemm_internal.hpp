@@ -26,7 +26,8 @@ heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorVie
 const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProblem& problem);
 
 // The grouped ops' choice: fp8_gemm_choice where some config fits (else Error(kUnsupported) naming `op`), with
-// HOPGEMM_GROUPED_CONFIG's fields where that is set (an invalid result: Error(kInvalidArgument)).
+// the fields of set_grouped_config_overrides (this thread), else of HOPGEMM_GROUPED_CONFIG, where one is set (an
+// invalid result: Error(kInvalidArgument)).
 heuristics::Fp8GemmChoice fp8_grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem);
 
 // fp8_gemm_nt with `choice`'s config and launch parameters (the config must match the problem's recipe, dtypes and

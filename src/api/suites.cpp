@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "api/gemm_sources.hpp"
+#include "api/mqa_logits_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
@@ -94,10 +95,11 @@ std::optional<GemmRole> gemm_role_from_name(const std::string& name) {
 }
 
 std::span<const PrecompileFamily> precompile_families() {
-  // Neither the layout nor the quantisation kernels depend on the shapes: the same few serve every suite.
+  // The layout, quantisation and indexer kernels do not depend on the shapes: the same few serve every suite.
   static constexpr PrecompileFamily kFamilies[] = {
       {"sm90_sf_layout", [](const std::string&, int) { return layout_suite_sources(); }},
       {"sm90_quantize_fp8", [](const std::string&, int) { return quantize_suite_sources(); }},
+      {"sm90_mqa_logits", [](const std::string&, int) { return mqa_logits_suite_sources(); }},
       {"sm90_fp8_gemm", &fp8_gemm_suite_sources},
   };
   return kFamilies;

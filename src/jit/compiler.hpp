@@ -30,6 +30,10 @@ class Compiler {
   virtual ~Compiler() = default;
   // Name and version, e.g. "NVRTC 13.0"; part of every cache key.
   virtual std::string signature() const = 0;
+  // Which file compiles and why that one, e.g. "/usr/local/cuda/lib64/libnvrtc.so.13 (the CUDA toolkit at
+  // /usr/local/cuda)": shown by `hopgemm info` and kept in every cache entry; not part of the key (two copies of one
+  // version emit the same code).
+  virtual std::string location() const = 0;
   // Options that change the output; part of every cache key.
   virtual std::vector<std::string> flags() const = 0;
   // Compiles for `arch` (e.g. "sm_90a"). `scratch_dir` is an empty private directory the compiler may use;
@@ -39,9 +43,14 @@ class Compiler {
 };
 
 // Where the device headers are: HOPGEMM_INCLUDE_DIR, else what set_include_dir() gave (the Python
-// package passes its bundled copy), else the source tree the library was built from.
+// package passes its bundled copy), else an installed copy beside the library (<dir>/../include or <dir>/include
+// holding hopgemm/device, where <dir> holds libhopgemm.so, the extension or the executable), else the source tree
+// the library was built from.
 void set_include_dir(const std::string& path);
 std::string include_dir();
+// The directory of the file this code is linked into (libhopgemm.so, the Python extension, or an executable);
+// empty if it cannot be found.
+std::string library_directory();
 // The CUDA toolkit root (CUDA_HOME, CUDA_PATH, else the build-time toolkit).
 std::string cuda_home();
 
@@ -50,7 +59,8 @@ std::unique_ptr<Compiler> make_nvcc_compiler(const std::string& arch = "sm_90a")
 // The same with line information (-lineinfo) for profilers and sanitizers; it is part of the flags.
 std::unique_ptr<Compiler> make_nvrtc_compiler(const std::string& arch, bool lineinfo);
 std::unique_ptr<Compiler> make_nvcc_compiler(const std::string& arch, bool lineinfo);
-// The compiler the environment selects (NVRTC unless HOPGEMM_JIT_USE_NVCC=1), created once.
+// The compiler the environment selects (NVRTC unless HOPGEMM_JIT_USE_NVCC=1), created once. NVRTC is the one
+// nvrtc_library.hpp's rule picks, whatever NVRTC the process loaded for someone else (torch).
 const Compiler& default_compiler();
 
 // Parses a ptxas --verbose report (the part for the single entry point): entry name and resources.

@@ -1,5 +1,6 @@
 // What both compilers share: where the headers and the toolkit are, the choice of compiler, and the
 // ptxas resource report kept with every compiled kernel.
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -80,13 +81,36 @@ void set_include_dir(const std::string& path) {
   g_include_dir = path;
 }
 
+std::string library_directory() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&library_directory), &info) == 0 || info.dli_fname == nullptr) return "";
+  // For code linked into the executable the loader reports its argv[0], which may be a bare name: the kernel knows.
+  const std::filesystem::path file = info.dli_fname[0] == '/' ? info.dli_fname : "/proc/self/exe";
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::canonical(file, ec);
+  return ec ? "" : self.parent_path().string();
+}
+
 std::string include_dir() {
   if (const char* dir = non_empty_env("HOPGEMM_INCLUDE_DIR")) return dir;
   {
     std::lock_guard<std::mutex> lock(g_include_dir_mutex);
     if (!g_include_dir.empty()) return g_include_dir;
   }
-  return HOPGEMM_SOURCE_INCLUDE_DIR;
+  // An installed library (<prefix>/lib/libhopgemm.so beside <prefix>/include, or the CLI in <prefix>/bin) finds its
+  // own headers; found once, the installation does not move under a running process.
+  static const std::string installed = [] {
+    const std::filesystem::path self = library_directory();
+    if (self.empty()) return std::string();
+    for (const auto& candidate : {self.parent_path() / "include", self / "include"}) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(candidate / "hopgemm" / "device", ec)) {
+        return std::filesystem::weakly_canonical(candidate, ec).string();
+      }
+    }
+    return std::string();
+  }();
+  return installed.empty() ? HOPGEMM_SOURCE_INCLUDE_DIR : installed;
 }
 
 std::string cuda_home() {

@@ -126,6 +126,9 @@ class NvccCompiler final : public Compiler {
   }
 
   std::string signature() const override { return signature_; }
+  std::string location() const override {
+    return path_ + (runtime::env().nvcc_path ? " (HOPGEMM_NVCC)" : " (the CUDA toolkit at " + cuda_home() + ")");
+  }
   std::vector<std::string> flags() const override { return flags_; }
 
   CompiledKernel compile(const KernelSource& source, const std::string& given_scratch_dir) const override {

@@ -1,6 +1,6 @@
 // NVRTC: the default compiler, in process. The kernel's TU is compiled straight to an
-// sm_90a cubin; ptxas's verbose report arrives in the program log.
-#include <nvrtc.h>
+// sm_90a cubin; ptxas's verbose report arrives in the program log. The library is the one nvrtc_library.hpp's
+// rule picks, called through its own entry points.
 
 #include <chrono>
 #include <filesystem>
@@ -10,6 +10,7 @@
 
 #include "hopgemm/error.hpp"
 #include "jit/compiler.hpp"
+#include "jit/nvrtc_library.hpp"
 #include "runtime/env.hpp"
 
 namespace hopgemm::jit {
@@ -19,16 +20,15 @@ namespace {
 // integer conversions in constexpr tile arithmetic, ...): noise in a JIT log.
 constexpr const char* kDiagSuppress = "--diag-suppress=39,161,174,177,186,940";
 
-void check_nvrtc(nvrtcResult result, const char* call, const std::string& family) {
+void check_nvrtc(const NvrtcLibrary& nvrtc, nvrtcResult result, const char* call, const std::string& family) {
   if (result == NVRTC_SUCCESS) return;
-  throw Error(ErrorKind::kJit, family + ": " + call + " failed: " + nvrtcGetErrorString(result));
+  throw Error(ErrorKind::kJit, family + ": " + call + " failed: " + nvrtc.get_error_string(result));
 }
 
 class NvrtcCompiler final : public Compiler {
  public:
-  NvrtcCompiler(const std::string& arch, bool lineinfo) {
-    int major = 0, minor = 0;
-    check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion", "NVRTC");
+  NvrtcCompiler(const std::string& arch, bool lineinfo) : nvrtc_(nvrtc_library()) {
+    const int major = nvrtc_.major, minor = nvrtc_.minor;
     signature_ = "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
     flags_ = {"--gpu-architecture=" + arch, "-std=c++20", "-default-device", "--ptxas-options=-v", kDiagSuppress};
     // NVRTC 13 keeps its own cache of outputs in the driver's compute cache (when a driver is present) and,
@@ -40,6 +40,7 @@ class NvrtcCompiler final : public Compiler {
   }
 
   std::string signature() const override { return signature_; }
+  std::string location() const override { return nvrtc_.path + " (" + nvrtc_.rule + ")"; }
   std::vector<std::string> flags() const override { return flags_; }
 
   CompiledKernel compile(const KernelSource& source, const std::string& /*scratch_dir*/) const override {
@@ -63,29 +64,33 @@ class NvrtcCompiler final : public Compiler {
     }
 
     nvrtcProgram program = nullptr;
-    check_nvrtc(nvrtcCreateProgram(&program, source.code.c_str(), "kernel.cu", 0, nullptr, nullptr),
+    check_nvrtc(nvrtc_, nvrtc_.create_program(&program, source.code.c_str(), "kernel.cu", 0, nullptr, nullptr),
                 "nvrtcCreateProgram", source.family);
-    std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) {
-      nvrtcDestroyProgram(p);
-    });
+    struct ProgramGuard {
+      const NvrtcLibrary& nvrtc;
+      nvrtcProgram& program;
+      ~ProgramGuard() { nvrtc.destroy_program(&program); }
+    } guard{nvrtc_, program};
 
-    const nvrtcResult result = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+    const nvrtcResult result = nvrtc_.compile_program(program, static_cast<int>(argv.size()), argv.data());
     CompiledKernel kernel;
     size_t log_size = 0;
-    if (nvrtcGetProgramLogSize(program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    if (nvrtc_.get_program_log_size(program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
       kernel.log.resize(log_size);
-      if (nvrtcGetProgramLog(program, kernel.log.data()) != NVRTC_SUCCESS) kernel.log.clear();
+      if (nvrtc_.get_program_log(program, kernel.log.data()) != NVRTC_SUCCESS) kernel.log.clear();
       while (!kernel.log.empty() && kernel.log.back() == '\0') kernel.log.pop_back();
     }
     if (result != NVRTC_SUCCESS) {
       throw Error(ErrorKind::kJit, source.family + ": NVRTC compilation for " + arch() + " failed (" +
-                                       nvrtcGetErrorString(result) + "): " + first_error_line(kernel.log) +
+                                       nvrtc_.get_error_string(result) + "): " + first_error_line(kernel.log) +
                                        "\ncompiler log:\n" + kernel.log + "\nsource:\n" + source.code);
     }
     size_t cubin_size = 0;
-    check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", source.family);
+    check_nvrtc(nvrtc_, nvrtc_.get_cubin_size(program, &cubin_size), "nvrtcGetCUBINSize", source.family);
     kernel.cubin.resize(cubin_size);
-    if (cubin_size > 0) check_nvrtc(nvrtcGetCUBIN(program, kernel.cubin.data()), "nvrtcGetCUBIN", source.family);
+    if (cubin_size > 0) {
+      check_nvrtc(nvrtc_, nvrtc_.get_cubin(program, kernel.cubin.data()), "nvrtcGetCUBIN", source.family);
+    }
     kernel.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     finish_compile(kernel, source, signature_);
     return kernel;
@@ -94,6 +99,7 @@ class NvrtcCompiler final : public Compiler {
  private:
   std::string arch() const { return flags_.front().substr(flags_.front().find('=') + 1); }
 
+  const NvrtcLibrary& nvrtc_;
   std::string signature_;
   std::vector<std::string> flags_;
 };

@@ -152,6 +152,7 @@ std::string manifest_text(const KernelSource& source, const std::string& digest,
   text += "family=" + source.family + "\n";
   text += "digest=" + digest + "\n";
   text += "compiler=" + compiler.signature() + "\n";
+  text += "compiler_location=" + compiler.location() + "\n";  // which file compiled it (not part of the key)
   text += "entry=" + kernel.entry + "\n";
   text += "registers=" + std::to_string(r.registers) + "\n";
   text += "spill_store_bytes=" + std::to_string(r.spill_store_bytes) + "\n";
@@ -209,6 +210,8 @@ EntryRead read_entry(const std::string& dir, const std::string& expected_digest,
   if (fields["digest"] != expected_digest) return invalid("manifest digest does not match the directory name");
   read.info.family = fields["family"];
   read.info.entry = fields["entry"];
+  read.info.compiler = fields["compiler"];
+  read.info.compiler_location = fields["compiler_location"];
   long long registers = 0, spill_stores = 0, spill_loads = 0, stack = 0, cubin_bytes = 0;
   if (read.info.entry.empty() || read.info.family.empty() || !parse_int_field(fields, "registers", registers) ||
       !parse_int_field(fields, "spill_store_bytes", spill_stores) ||
@@ -436,6 +439,31 @@ std::vector<CacheEntryInfo> list_cache_entries() {
   std::sort(entries.begin(), entries.end(),
             [](const CacheEntryInfo& a, const CacheEntryInfo& b) { return a.dir < b.dir; });
   return entries;
+}
+
+std::string adopt_entry(const std::string& staged) {
+  const std::string name = fs::path(staged).filename().string();
+  const size_t dash = name.rfind('-');
+  if (dash == std::string::npos || name.size() - dash - 1 != 32) return "not a cache entry name (<family>-<32 hex digits>)";
+  const std::string digest = name.substr(dash + 1);
+  if (EntryRead read = read_entry(staged, digest, nullptr); !read.valid) return read.problem;
+  const std::string root = get_cache_dir();
+  if (const std::string error = prepare_root(root); !error.empty()) return error;
+  FileLock lock(root + "/locks/" + digest + ".lock");
+  const std::string dir = root + "/kernels/" + name;
+  if (read_entry(dir, digest, nullptr).valid) return "present";
+  ::chmod(staged.c_str(), 0755);
+  if (::rename(staged.c_str(), dir.c_str()) != 0) {
+    // An invalid entry (or a stray file) is in the way: move it aside into the staging area, then retry.
+    const std::string aside = staged + ".stale";
+    if (::rename(dir.c_str(), aside.c_str()) != 0 || ::rename(staged.c_str(), dir.c_str()) != 0) {
+      return "cannot move it into " + dir + ": " + errno_text(errno);
+    }
+    std::error_code ec;
+    fs::remove_all(aside, ec);
+  }
+  fsync_dir(root + "/kernels");
+  return "";
 }
 
 int clear_cache() {

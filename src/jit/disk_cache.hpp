@@ -2,8 +2,9 @@
 // The content-addressed disk cache.
 //
 // Entry directory: <cache_dir>/kernels/<family>-<32 hex digest>/ with kernel.cu, kernel.cubin and a
-// manifest (entry name, resources, size and checksum of the cubin). The digest covers the generated
-// source, the hash of the device-header tree, the compiler signature and flags, and the arch.
+// manifest (entry name, resources, size and checksum of the cubin, the compiler and the file that compiled it).
+// The digest covers the generated source, the hash of the device-header tree, the compiler signature (name and
+// version) and flags, and the arch.
 // Publish = write into a private temporary directory, fsync, rename. Concurrent processes take an
 // advisory lock per key (flock on <cache_dir>/locks/<digest>.lock): one compiles, the others wait and
 // then read its entry. A truncated, garbage or incomplete entry is rebuilt, never trusted, never fatal.
@@ -59,6 +60,8 @@ struct CacheEntryInfo {
   std::string dir;
   std::string family;
   std::string entry;
+  std::string compiler;           // e.g. "NVRTC 13.0" (part of the key)
+  std::string compiler_location;  // the file that compiled it and why that one ("" in entries of older versions)
   ResourceUsage resources;
   long long cubin_bytes = 0;
   bool valid = false;
@@ -69,6 +72,10 @@ std::vector<CacheEntryInfo> list_cache_entries();
 // Removes every entry; returns how many were removed. Also removes temporary directories left behind by
 // processes that died while compiling (older than an hour).
 int clear_cache();
+// Moves the entry directory `staged` (named <family>-<digest>, holding an entry's files) into the cache if it is a
+// valid entry and the cache has no valid one of that name; returns "" when added, "present" when the cache already
+// had it, else why it was refused. The key's lock is held while the entry is checked and renamed into place.
+std::string adopt_entry(const std::string& staged);
 // The entry directory `source` would have under `compiler` (whether or not it exists).
 std::string cache_entry_dir(const KernelSource& source, const Compiler& compiler);
 

@@ -33,6 +33,7 @@ PrecompileReport precompile_sources(const std::vector<KernelSource>& sources, in
   // Created (and the header tree hashed) before the workers start, so a setup error is thrown once, here.
   const Compiler& compiler = default_compiler();
   device_header_hash();
+  report.compiler = compiler.signature() + ", " + compiler.location();
 
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int num_threads = std::min<int>(jobs, report.num_kernels);
@@ -65,6 +66,9 @@ PrecompileReport precompile_sources(const std::vector<KernelSource>& sources, in
   for (int t = 1; t < num_threads; ++t) threads.emplace_back(worker);
   worker();
   for (auto& thread : threads) thread.join();
+  // What the disk cache holds now: where it could not be written (a full or read-only disk) the rest were compiled
+  // in memory only, after one warning, and are lost at exit.
+  for (const KernelSource* source : unique) report.num_stored += disk_cache_contains(*source, compiler) ? 1 : 0;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -9,8 +9,9 @@
 
 namespace hopgemm::jit {
 
-// Compiles every distinct source (by code) through the disk cache on `jobs` threads.
-// `progress(done, total)` is called after each kernel (from worker threads, serialised).
+// Compiles every distinct source (by code) through the disk cache on `jobs` threads, and counts the ones the disk
+// cache holds afterwards (num_stored). `progress(done, total)` is called after each kernel (from worker threads,
+// serialised).
 PrecompileReport precompile_sources(const std::vector<KernelSource>& sources, int jobs,
                                     const std::function<void(int, int)>& progress = {});
 

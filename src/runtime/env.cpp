@@ -72,6 +72,10 @@ EnvSettings parse_env(const GetEnv& getenv) {
     if (v->value.empty()) throw Error(ErrorKind::kInvalidArgument, v->name + " is set but empty");
     s.nvcc_path = v->value;
   }
+  if (auto v = lookup(getenv, "HOPGEMM_NVRTC", nullptr)) {
+    if (v->value.empty()) throw Error(ErrorKind::kInvalidArgument, v->name + " is set but empty");
+    s.nvrtc_path = v->value;
+  }
   flag("HOPGEMM_JIT_PTXAS_VERBOSE", "DG_JIT_PTXAS_VERBOSE", s.ptxas_verbose);
   flag("HOPGEMM_JIT_PRINT_COMPILER_COMMAND", "DG_JIT_PRINT_COMPILER_COMMAND", s.print_compiler_command);
   if (auto v = lookup(getenv, "HOPGEMM_JIT_POLICY", nullptr)) {

@@ -18,6 +18,7 @@ struct EnvSettings {
   bool print_configs = false;            // HOPGEMM_PRINT_CONFIGS | DG_PRINT_CONFIGS
   bool use_nvcc = false;                 // HOPGEMM_JIT_USE_NVCC | DG_JIT_USE_NVRTC (inverted)
   std::optional<std::string> nvcc_path;  // HOPGEMM_NVCC | DG_JIT_NVCC_COMPILER
+  std::optional<std::string> nvrtc_path;  // HOPGEMM_NVRTC: the libnvrtc.so the JIT opens (jit/nvrtc_library.hpp)
   bool ptxas_verbose = false;            // HOPGEMM_JIT_PTXAS_VERBOSE | DG_JIT_PTXAS_VERBOSE
   bool print_compiler_command = false;   // HOPGEMM_JIT_PRINT_COMPILER_COMMAND | DG_JIT_PRINT_COMPILER_COMMAND
   JitPolicy jit_policy = JitPolicy::kAllow;  // HOPGEMM_JIT_POLICY

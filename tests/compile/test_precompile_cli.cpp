@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "api/gemm_sources.hpp"
-#include "api/suite_sources.hpp"
+#include "api/mqa_logits_sources.hpp"
 #include "api/suite_sources.hpp"
 #include "api/suites.hpp"
 #include "compile/compiled_kernel_checks.hpp"

@@ -12,6 +12,9 @@
 #include "api/suites.hpp"
 #include "jit/compiler.hpp"
 #include "jit/disk_cache.hpp"
+#include "hopgemm/jit.hpp"
+#include "hopgemm/runtime.hpp"
+#include "hopgemm/warmup.hpp"
 #include "jit_test_util.hpp"
 
 namespace {
@@ -69,6 +72,43 @@ TEST(CliUsage, BenchChecksItsArgumentsBeforeLookingForAGpu) {
   EXPECT_NE(role.output.find("--role 'sideways' must be fwd, dgrad or wgrad"), std::string::npos) << role.output;
 }
 
+TEST(CliUsage, VersionAndAMistypedCommand) {
+  for (const char* form : {"--version", "-V", "version"}) {
+    const CliRun r = run_cli(form);
+    EXPECT_EQ(r.status, 0) << form;
+    EXPECT_EQ(r.output, std::string("hopgemm ") + hopgemm::version() + "\n") << form;
+  }
+  for (auto [typed, meant] : {std::pair{"ino", "info"}, {"precomple", "precompile"}, {"bnech", "bench"}, {"cach", "cache"}}) {
+    const CliRun r = run_cli(typed);
+    EXPECT_NE(r.status, 0) << typed;
+    EXPECT_NE(r.output.find(std::string("did you mean 'hopgemm ") + meant + "'?"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(run_cli("frobnicate").output.find("did you mean"), std::string::npos);
+}
+
+// The suites and models the help texts list are the ones the commands take: the lists come from the code.
+TEST(CliUsage, HelpListsWhatTheCommandsTake) {
+  const CliRun precompile = run_cli("precompile --help");
+  std::string known;
+  for (const auto& suite : hopgemm::precompile_suites()) {
+    EXPECT_NE(precompile.output.find(suite), std::string::npos) << suite << "\n" << precompile.output;
+    known += (known.empty() ? "" : ", ") + suite;
+  }
+  const CliRun unknown = run_cli("precompile --suite no-such-suite");
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.output.find("unknown suite 'no-such-suite' (known: " + known + ")"), std::string::npos)
+      << unknown.output;
+  for (const auto& model : hopgemm::model_presets()) {
+    EXPECT_NE(precompile.output.find(model), std::string::npos) << model;
+    const CliRun plan = run_cli("precompile --model " + model + " --tp 8 --ep 8 --max-tokens 64 --dry-run");
+    EXPECT_EQ(plan.status, 0) << plan.output;
+    EXPECT_NE(plan.output.find("distinct kernels (planned in"), std::string::npos) << plan.output;
+  }
+  const CliRun bench = run_cli("bench --help");
+  for (const auto& suite : hopgemm::api::suite_names()) EXPECT_NE(bench.output.find(suite), std::string::npos) << suite;
+  EXPECT_EQ(bench.output.find(hopgemm::api::kMoeSuite), std::string::npos) << bench.output;  // precompile only
+}
+
 TEST(CliUsage, PrecompileChecksItsNumbers) {
   const CliRun r = run_cli("precompile --num-sms 0");
   EXPECT_NE(r.status, 0);
@@ -90,9 +130,13 @@ TEST_F(CliCache, LsNamesEachEntrysFamilyProblemClassAndConfig) {
   EXPECT_NE(r.output.find(": 2 entries"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\nsm90_sf_layout "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("    problem: pack_ue8m0=1 max_groups="), std::string::npos) << r.output;
-  // The GEMM's problem class (recipe, dtypes, layouts) apart from its tuned config (tiles, stages, splits).
+  // The GEMM's problem class (recipe, dtypes, layouts) in words, apart from its tuned config (tiles, stages, splits).
   EXPECT_NE(r.output.find("\nsm90_fp8_gemm "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("    problem: recipe=0 out_dtype=0 accumulate=0 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("    problem: 1D2D scales (A per 1x128, B per 128x128), BF16 D, A scales row-major, dense\n"),
+            std::string::npos) << r.output;
+  // And the compiler that built each entry, with its file.
+  EXPECT_NE(r.output.find("    compiler: " + compiler.signature() + ", " + compiler.location() + "\n"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("    config: block_m="), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("config: recipe="), std::string::npos) << r.output;
 }

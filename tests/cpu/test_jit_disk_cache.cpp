@@ -57,6 +57,7 @@ size_t count_children(const fs::path& dir) {
 class FakeCompiler final : public Compiler {
  public:
   std::string signature() const override { return "FAKE 1.0"; }
+  std::string location() const override { return "nowhere (a fake)"; }
   std::vector<std::string> flags() const override { return {"--fake"}; }
   CompiledKernel compile(const KernelSource& source, const std::string& scratch_dir) const override {
     ++calls;

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers for the C++ GPU tests: skip with a printed reason where no GPU is present, device buffers.
+// Helpers for the C++ GPU tests: skip with a printed reason where no GPU is present (fail instead where
+// HOPGEMM_REQUIRE_GPU=1 says the machine has one: scripts/gpu_check.sh), device buffers.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -9,10 +10,26 @@
 
 #include "hopgemm/runtime.hpp"
 
-#define HOPGEMM_SKIP_WITHOUT_GPU()                                                             \
-  do {                                                                                         \
-    if (!::hopgemm::gpu_available()) GTEST_SKIP() << "no CUDA GPU/driver on this machine";     \
-    if (::hopgemm::device_info().arch_major != 9) GTEST_SKIP() << "needs an SM90 (Hopper) GPU"; \
+namespace hopgemm::testing {
+
+// Whether HOPGEMM_REQUIRE_GPU is set to anything but "" or "0": GPU tests must run, not skip.
+inline bool gpu_required() {
+  const char* v = std::getenv("HOPGEMM_REQUIRE_GPU");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+
+}  // namespace hopgemm::testing
+
+#define HOPGEMM_SKIP_OR_FAIL(reason)                                                                 \
+  do {                                                                                               \
+    if (::hopgemm::testing::gpu_required()) GTEST_FAIL() << reason << " (HOPGEMM_REQUIRE_GPU=1)";    \
+    GTEST_SKIP() << reason;                                                                          \
+  } while (0)
+
+#define HOPGEMM_SKIP_WITHOUT_GPU()                                                                           \
+  do {                                                                                                       \
+    if (!::hopgemm::gpu_available()) HOPGEMM_SKIP_OR_FAIL("no CUDA GPU/driver on this machine");             \
+    if (::hopgemm::device_info().arch_major != 9) HOPGEMM_SKIP_OR_FAIL("needs an SM90 (Hopper) GPU");        \
   } while (0)
 
 namespace hopgemm::testing {

@@ -19,6 +19,7 @@
 
 #include "bench/cublaslt_baselines.hpp"
 #include "bench/timer.hpp"
+#include "gpu/gpu_test_util.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/runtime.hpp"
 #include "runtime/cuda_check.hpp"
@@ -30,8 +31,8 @@ constexpr float kE4m3Max = 448.0f;
 
 #define SKIP_WITHOUT_SM90()                                                                              \
   do {                                                                                                   \
-    if (!gpu_available()) GTEST_SKIP() << "no CUDA GPU/driver on this machine";                          \
-    if (device_info().arch_major != 9) GTEST_SKIP() << "cuBLASLt FP8 block scaling needs an SM90 GPU";   \
+    if (!gpu_available()) HOPGEMM_SKIP_OR_FAIL("no CUDA GPU/driver on this machine");                    \
+    if (device_info().arch_major != 9) HOPGEMM_SKIP_OR_FAIL("cuBLASLt FP8 block scaling needs an SM90 GPU"); \
   } while (0)
 
 // ---- host number formats --------------------------------------------------------------------------------------

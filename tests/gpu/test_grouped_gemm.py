@@ -362,11 +362,12 @@ def test_k_grouped_ep_cases_reduced(num_groups, m, n, expected_k, with_empty_gro
     run_k_grouped(m // 2, n // 2, ks, seed=num_groups + m + n)
 
 
-def test_k_grouped_64bit_offsets_slow():
-    # sum(ks) * M above 2^31 elements (DeepGEMM #226: int32 offsets overflowed): the last groups start past 2^31 in A's
-    # flat buffer. The reference is checked on every 97th row and the last 64 rows of each group.
-    m, n, ks = 7168, 256, [77824, 76800, 78848, 77824]
-    assert sum(ks) * m > 2**31
+@pytest.mark.parametrize("m,n", [(7168, 256), (256, 7168)])
+def test_k_grouped_64bit_offsets_slow(m, n):
+    # sum(ks) * M (or * N) above 2^31 elements (DeepGEMM #226: int32 offsets overflowed): the last groups start past
+    # 2^31 in A's (B's) flat buffer. The reference is checked on every 97th row and the last 64 rows of each group.
+    ks = [77824, 76800, 78848, 77824]
+    assert sum(ks) * max(m, n) > 2**31
     if torch.cuda.mem_get_info()[0] < 24 << 30:
         pytest.skip(f"needs 24 GiB of free GPU memory, {torch.cuda.mem_get_info()[0] / 2**30:.1f} GiB free")
     op = grouped_op(K_GROUPED)

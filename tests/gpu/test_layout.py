@@ -124,10 +124,10 @@ def make_ks(num_groups, avg_k, with_empty):
     return ks
 
 
-def ref_k_grouped(sf, ks):
+def ref_k_grouped(sf, ks, gran_k=128):
     parts, start = [], 0
     for k in ks:
-        sf_k = ceil_div(k, 128)
+        sf_k = ceil_div(k, gran_k)
         if sf_k:
             parts.append(ref_packed_ue8m0(sf[start:start + sf_k].T).T)
         start += sf_k
@@ -145,7 +145,7 @@ def test_k_grouped_packed_ue8m0(mn, num_groups, avg_k, with_empty):
     sum_sf_k = sum(ceil_div(k, 128) for k in ks)
     sf = ceil_to_ue8m0(torch.rand((sum_sf_k, mn), dtype=torch.float32, device="cuda") + 0.5)
     ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
-    out = hopgemm.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks)
+    out = hopgemm.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks, 128, 128)
     ref = ref_k_grouped(sf, ks)
     assert out.shape == (sum(ceil_div(k, 512) for k in ks), mn)
     assert out.is_contiguous()
@@ -158,8 +158,18 @@ def test_k_grouped_from_per_channel_cast():
     x = torch.randn((sum(ks), 4096), dtype=torch.bfloat16, device="cuda")
     _, sf = hopgemm.utils.per_channel_cast_to_fp8(x, use_ue8m0=True)
     ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
-    out = hopgemm.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks)
+    out = hopgemm.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks, 128, 128)
     assert torch.equal(out, ref_k_grouped(sf, ks))
+
+
+def test_k_grouped_gran_k_32():
+    # DeepGEMM's SM100 granularity: one scale per 32 K, ceil(k / 128) packed rows per group (k need not be aligned).
+    ks = [96, 0, 320, 32, 1000]
+    sf = ceil_to_ue8m0(torch.rand((sum(ceil_div(k, 32) for k in ks), 520), device="cuda") + 0.5)
+    ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
+    out = hopgemm.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf, ks_tensor, ks, 32, 32)
+    assert out.shape == (sum(ceil_div(k, 128) for k in ks), 520)
+    assert torch.equal(out, ref_k_grouped(sf, ks, gran_k=32))
 
 
 # ---- transform_sf_into_required_layout (SM90 recipes) ------------------------------------------------------

@@ -1,11 +1,16 @@
 """hopgemm.testing's element-wise checks, on the CPU: an emulated FP8 GEMM (per-block FP32 dot products promoted with
 the scales, as the kernels compute it) passes, and the same output with one tile or one 8x64 strip computed with a
-neighbouring block's scale fails, naming where."""
+neighbouring block's scale, or with a K block dropped, fails, naming where; the measured error ratio behind the bound
+and its log."""
+import json
+
 import ml_dtypes
 import numpy as np
 import pytest
 
+from hopgemm._accuracy import accumulation_error_ratio
 from hopgemm.testing import (
+    OUTPUT_EPS,
     assert_close_elementwise,
     assert_fp8_gemm_close,
     block_magnitudes,
@@ -159,3 +164,44 @@ def test_block_magnitudes():
     assert all(x != y for x, y in zip(per_block, per_block[1:]))
     assert set(block_magnitudes(5000, 1, seed=0)) == {2.0**e for e in range(-3, 4)}
     assert block_magnitudes(0, 1) == []
+
+
+def test_accumulation_error_ratio_is_the_tolerance_an_output_needs():
+    # The measurement behind FP8_ACC_TOL: the smallest acc_tol with which the output passes, up to float64 rounding.
+    a8, sfa, b8, sfb = make_inputs(M, N, K, 1, seed=9)
+    d = emulated_gemm(a8, sfa, b8, sfb, 1)
+    ref, scale = fp8_gemm_reference(a8, sfa, b8, sfb, 1)
+    rounding = OUTPUT_EPS["float32"] * np.abs(ref)
+    assert accumulation_error_ratio(d, ref, scale, rounding) < 2.0**-18  # FP32 dot products per block: exact-ish
+    d[100, 200] = ref[100, 200] + 3e-4 * scale[100, 200] + rounding[100, 200]
+    ratio = accumulation_error_ratio(d, ref, scale, rounding)
+    assert abs(ratio - 3e-4) < 1e-9
+    assert_fp8_gemm_close(d, a8, sfa, b8, sfb, 1, acc_tol=ratio * 1.0001)
+    with pytest.raises(AssertionError, match=r"1 of 163840 elements .* worst at \[100, 200\]"):
+        assert_fp8_gemm_close(d, a8, sfa, b8, sfb, 1, acc_tol=ratio * 0.9999)
+
+
+def test_accuracy_log_records_each_check(tmp_path, monkeypatch):
+    log = tmp_path / "accuracy.jsonl"
+    monkeypatch.setenv("HOPGEMM_ACCURACY_LOG", str(log))
+    a8, sfa, b8, sfb = make_inputs(64, 128, 256, 128, seed=10)
+    assert_fp8_gemm_close(emulated_gemm(a8, sfa, b8, sfb, 128), a8, sfa, b8, sfb, 128, name="out")
+    assert_fp8_gemm_close(emulated_gemm(a8, sfa, b8, sfb, 128), a8, sfa, b8, sfb, 128, name="again")
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(x["name"], x["k"]) for x in lines] == [("out", 256), ("again", 256)]
+    assert all(0 <= x["ratio"] < 2.0**-18 for x in lines)
+    assert "test_accuracy_log_records_each_check" in lines[0]["test"]
+
+
+def test_a_dropped_k_block_fails():
+    # A kernel that skips one K block: the block of the largest magnitude product in this draw.
+    a8, sfa, b8, sfb = make_inputs(M, N, K, 128, seed=11)
+    a, b = dequantize(a8, sfa, 1), dequantize(b8, sfb, 128)
+    products = [np.abs(a[:, kb * 128:(kb + 1) * 128]).sum() * np.abs(b[:, kb * 128:(kb + 1) * 128]).sum()
+                for kb in range(K // 128)]
+    dropped = int(np.argmax(products))
+    keep = np.ones(K, bool)
+    keep[dropped * 128:(dropped + 1) * 128] = False
+    d = emulated_gemm(np.where(keep, a8, E4M3(0)), sfa, b8, sfb, 128)
+    with pytest.raises(AssertionError, match="elements outside their bound"):
+        assert_fp8_gemm_close(d, a8, sfa, b8, sfb, 128)

@@ -1,6 +1,7 @@
 """hopgemm.testing's grouped-GEMM layouts and checks, on the CPU: the rows each layout gives each group and leaves
-untouched, an emulated grouped FP8 GEMM passing, and one wrong group, one written padding row or one empty k-group not
-equal to C failing with a message that says where."""
+untouched, an emulated grouped FP8 GEMM passing, and one wrong group, one written padding row, one empty k-group not
+equal to C or one group a fraction off (its own calc_diff) failing with a message that says where; the clamped meaning
+of hostile device values (ks_tensor, psum / packed ends) as the kernels compute it."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -9,7 +10,9 @@ from hopgemm.testing import (
     assert_k_grouped_fp8_gemm_close,
     assert_m_grouped_fp8_gemm_close,
     assert_untouched,
+    k_grouped_device_ks,
     k_grouped_offsets,
+    m_grouped_ends_layout,
     m_grouped_ids_layout,
     m_grouped_masked_layout,
     m_grouped_packed_layout,
@@ -189,3 +192,57 @@ def test_k_group_read_from_the_wrong_offset_fails():
     d[2] = emulated_gemm(a[:128 * M_K].reshape(M_K, 128), sfa[:, :1], b[:128 * N_K].reshape(N_K, 128), sfb[:, :1], 1)
     with pytest.raises(AssertionError, match=r"d\[2\] \(k = 128\): "):
         assert_k_grouped_fp8_gemm_close(d, a, sfa, b, sfb, KS, c=c)
+
+
+@pytest.mark.parametrize("kind", ["psum", "masked"])
+def test_a_group_off_by_a_fraction_fails_its_calc_diff(kind):
+    # One group's rows 1% off: within a bound as loose as 1.0 x the error scale element by element, but its own calc_diff
+    # (~5e-5) is above the BF16 bar while the calc_diff over all rows might not be.
+    layout = LAYOUTS[kind]
+    a8, sfa, b8, sfb = grouped_inputs(layout, seed=14)
+    d = emulated_grouped(layout, a8, sfa, b8, sfb)
+    g, start, end = layout.segments[-1]
+    d[start:end] *= 1.01
+    args = (d, a8, sfa, b8, sfb, layout)
+    if kind == "masked":
+        groups = layout.num_groups
+        args = (d.reshape(groups, -1, N), a8.reshape(groups, -1, K), sfa.reshape(groups, -1, 3), b8, sfb, layout)
+    assert_m_grouped_fp8_gemm_close(*args, acc_tol=1.0)
+    with pytest.raises(AssertionError, match=rf"calc_diff of 1 group\(s\) at or above 2e-05, worst group {g}: "):
+        assert_m_grouped_fp8_gemm_close(*args, acc_tol=1.0, diff_tol=2e-5)
+
+
+def test_a_k_group_off_by_a_fraction_fails_its_calc_diff():
+    a, sfa, b, sfb = k_grouped_inputs(KS, seed=23)
+    c = np.zeros((len(KS), M_K, N_K), np.float32)
+    d = emulated_k_grouped(KS, a, sfa, b, sfb, c)
+    d[3] *= 1.01
+    assert_k_grouped_fp8_gemm_close(d, a, sfa, b, sfb, KS, c=c, acc_tol=1.0, diff_tol=None)
+    with pytest.raises(AssertionError, match=r"calc_diff of 1 group\(s\) at or above 1e-05, worst group 3: "):
+        assert_k_grouped_fp8_gemm_close(d, a, sfa, b, sfb, KS, c=c, acc_tol=1.0, diff_tol=1e-5)
+
+
+def test_k_grouped_device_ks_clamps_like_the_kernel():
+    # Rounded down to multiples of 128, at least 0, at most what the host's sum leaves after the groups before.
+    assert k_grouped_device_ks([128, 256, 128, 384], 896) == [128, 256, 128, 384]
+    assert k_grouped_device_ks([64, 1, 127, 100], 896) == [0, 0, 0, 0]
+    assert k_grouped_device_ks([200, 300, 129, 100], 896) == [128, 256, 128, 0]
+    assert k_grouped_device_ks([-128, 2**31 - 1, -2**31, 128], 896) == [0, 896, 0, 0]
+    assert k_grouped_device_ks([384, 384, 384, 384], 896) == [384, 384, 128, 0]
+
+
+def test_ends_layout_clamps_like_the_kernel():
+    # Valid ends: the psum / packed layouts themselves.
+    for sizes in ([1, 127, 0, 129, 300, 0, 64, 5], [0, 0, 3]):
+        psum = m_grouped_psum_layout(sizes, trailing_rows=128)
+        assert m_grouped_ends_layout(psum.values, psum.num_rows, "psum").segments == psum.segments
+        packed = m_grouped_packed_layout(sizes, trailing_rows=5)
+        assert m_grouped_ends_layout(packed.values, packed.num_rows, "packed").segments == packed.segments
+    # Decreasing, negative, past M and the int32 extremes: groups start at the previous (clamped) end aligned and
+    # clamped to M, end at max(start, min(end, M)).
+    layout = m_grouped_ends_layout([300, 100, -5, 2**31 - 1, 700, -2**31, 640], 640, "psum")
+    assert layout.segments == [(0, 0, 300), (3, 384, 640)]
+    assert layout.untouched == [(300, 384)]
+    layout = m_grouped_ends_layout([1, 0, 200, -7, 2**30, 5, -2**31], 523, "packed")
+    assert layout.segments == [(0, 0, 1), (2, 1, 200), (4, 200, 523)]
+    assert layout.untouched == []

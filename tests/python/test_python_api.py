@@ -45,7 +45,8 @@ def test_gemm_signatures_are_deep_gemms():
         assert getattr(hopgemm, name).__doc__ and "in place" in getattr(hopgemm, name).__doc__
     assert hopgemm.fp8_fp4_gemm_nt is hopgemm.fp8_gemm_nt
     params = inspect.signature(hopgemm.utils.per_token_cast_to_fp8).parameters
-    assert [(p.name, p.default) for p in params.values()][1:] == [("use_ue8m0", False), ("gran_k", 128)]
+    assert [(p.name, p.default) for p in params.values()][1:] == [("use_ue8m0", False), ("gran_k", 128),
+                                                                  ("use_packed_ue8m0", False)]
 
 
 _RECIPES = dict(recipe=None, recipe_a=None, recipe_b=None)
@@ -64,13 +65,15 @@ GROUPED_SIGNATURES = {
         ["stream"],
         dict(**_RECIPES, compiled_dims="nk", disable_ue8m0_cast=False, stream=None)),
     "k_grouped_fp8_gemm_nt_contiguous": (
-        ["a", "b", "d", "ks", "ks_tensor", "c", "recipe", "compiled_dims", "use_psum_layout"],
-        ["ks_cpu", "grouped_layout", "stream"],
-        dict(ks=None, ks_tensor=None, c=None, recipe=(1, 1, 128), compiled_dims="mn", use_psum_layout=False,
-             ks_cpu=None, grouped_layout=None, stream=None)),
+        ["a", "b", "d", "ks_cpu", "grouped_layout", "c", "recipe", "compiled_dims", "use_psum_layout"],
+        ["ks", "ks_tensor", "stream"],
+        dict(ks_cpu=None, grouped_layout=None, c=None, recipe=(1, 1, 128), compiled_dims="mn", use_psum_layout=False,
+             ks=None, ks_tensor=None, stream=None)),
 }
-# deep_gemm HEAD's keyword spellings, which the Python wrapper maps onto the extension's ks / ks_tensor.
-WRAPPER_ONLY_KEYWORDS = {"ks_cpu", "grouped_layout"}
+# The K-grouped wrappers take deep_gemm HEAD's ks_cpu / grouped_layout (hopgemm's older ks / ks_tensor as keywords)
+# and pass them on as the extension's ks / ks_tensor.
+WRAPPER_ONLY_KEYWORDS = {"ks", "ks_tensor"}
+EXTENSION_NAMES = {"ks_cpu": "ks", "grouped_layout": "ks_tensor"}
 GROUPED_SIGNATURES["m_grouped_fp8_gemm_nn_contiguous"] = GROUPED_SIGNATURES["m_grouped_fp8_gemm_nt_contiguous"]
 GROUPED_SIGNATURES["k_grouped_fp8_gemm_tn_contiguous"] = GROUPED_SIGNATURES["k_grouped_fp8_gemm_nt_contiguous"]
 
@@ -90,8 +93,10 @@ def test_grouped_gemm_signatures_are_deep_gemms(name):
     assert [p.name for p in params if p.kind is p.KEYWORD_ONLY] == keyword_only
     assert {p.name: p.default for p in params if p.default is not p.empty} == defaults
     assert fn.__name__ == name and fn.__module__ == "hopgemm" and "in place" in fn.__doc__
-    extension_keywords = [k for k in keyword_only if not (name.startswith("k_grouped") and k in WRAPPER_ONLY_KEYWORDS)]
-    assert extension_parameters(getattr(_C, name)) == positional + ["*"] + extension_keywords
+    k_grouped = name.startswith("k_grouped")
+    extension_keywords = [k for k in keyword_only if not (k_grouped and k in WRAPPER_ONLY_KEYWORDS)]
+    extension_positional = [EXTENSION_NAMES.get(p, p) if k_grouped else p for p in positional]
+    assert extension_parameters(getattr(_C, name)) == extension_positional + ["*"] + extension_keywords
 
 
 def test_the_extension_stub_ships_and_names_what_the_module_has():

@@ -68,7 +68,8 @@ def test_host_arrays_rejected_by_ops():
     with pytest.raises(ValueError, match=HOST_MEMORY):
         hopgemm.get_mn_major_tma_aligned_packed_ue8m0_tensor(sf)
     with pytest.raises(ValueError, match=HOST_MEMORY):
-        hopgemm.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf.T.copy(), None, [128, 128])
+        hopgemm.get_k_grouped_mn_major_tma_aligned_packed_ue8m0_tensor(sf.T.copy(), np.zeros(2, np.int32), [128, 128],
+                                                                           128, 128)
     with pytest.raises(ValueError, match=HOST_MEMORY):
         hopgemm.transform_sf_into_required_layout(sf, 128, 256, (1, 128, 128), is_sfa=True)
     with pytest.raises(ValueError, match=HOST_MEMORY):

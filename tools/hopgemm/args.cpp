@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 #include "hopgemm/error.hpp"
@@ -27,6 +29,18 @@ std::string Args::take(const std::string& name, const std::string& fallback) {
     return words_[i + 1];
   }
   return fallback;
+}
+
+std::vector<std::string> Args::take_all(const std::string& name) {
+  std::vector<std::string> values;
+  for (std::string value = take(name); !value.empty(); value = take(name)) {
+    for (size_t pos = 0; pos <= value.size();) {
+      const size_t comma = std::min(value.find(',', pos), value.size());
+      if (comma > pos) values.push_back(value.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+  }
+  return values;
 }
 
 int Args::take_int(const std::string& name, int fallback) {

@@ -1,5 +1,6 @@
 // hopgemm cache ls | verify | clear
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -64,6 +65,30 @@ const std::set<std::string>& tunable_fields() {
   return names;
 }
 
+// The FP8 GEMM's problem class in words: "1D2D scales (A per 1x128, B per 128x128), BF16 D, A scales MN-major, dense".
+std::string gemm_problem_in_words(const std::vector<std::pair<std::string, std::string>>& fields) {
+  auto field = [&](const char* name) {
+    for (const auto& [key, value] : fields) {
+      if (key == name) return std::atoi(value.c_str());
+    }
+    return -1;
+  };
+  const bool one_d_one_d = field("recipe") == device::kRecipe1D1D;
+  std::string out = one_d_one_d ? "1D1D scales (A and B per 1x128)" : "1D2D scales (A per 1x128, B per 128x128)";
+  out += field("out_dtype") == device::kOutFp32 ? ", FP32 D" : ", BF16 D";
+  if (field("accumulate") == 1) out += " += A B^T";
+  out += field("sfa_k_major") == 1 ? ", A scales row-major" : ", A scales MN-major";
+  if (one_d_one_d) out += field("sfb_k_major") == 1 ? ", B scales row-major" : ", B scales MN-major";
+  switch (field("grouping")) {
+    case device::kGroupingNone: out += ", dense"; break;
+    case device::kGroupingMIds: out += ", M-grouped by row group ids (contiguous)"; break;
+    case device::kGroupingMRanges: out += ", M-grouped by row ranges (contiguous psum or packed, masked)"; break;
+    case device::kGroupingK: out += ", K-grouped"; break;
+    default: out += ", grouping " + std::to_string(field("grouping")); break;
+  }
+  return out;
+}
+
 void print_entry_config(const std::string& dir) {
   const std::optional<EntryConfig> config = read_entry_config(dir);
   if (!config) {
@@ -76,6 +101,7 @@ void print_entry_config(const std::string& dir) {
     std::string& line = gemm && tunable_fields().count(name) ? tuned : problem;
     line += " " + name + "=" + value;
   }
+  if (gemm) problem = " " + gemm_problem_in_words(config->fields);
   std::printf("    problem:%s\n", problem.c_str());
   if (!tuned.empty()) std::printf("    config: %s\n", tuned.c_str() + 1);
 }
@@ -84,6 +110,21 @@ void print_entry_config(const std::string& dir) {
 
 int run_cache(Args& args) {
   const std::string action = args.next_positional();
+  if (action == "export" || action == "import") {
+    const std::string file = args.next_positional();
+    args.expect_consumed();
+    if (file.empty()) throw Error(ErrorKind::kInvalidArgument, "cache " + action + ": give the archive's file name");
+    if (action == "export") {
+      const CacheArchiveReport report = export_cache_archive(file);
+      std::printf("wrote %d entries of %s to %s\n", report.entries, get_cache_dir().c_str(), file.c_str());
+      return 0;
+    }
+    const CacheArchiveReport report = import_cache_archive(file);
+    for (const auto& why : report.skipped) std::fprintf(stderr, "skipped %s\n", why.c_str());
+    std::printf("added %d entries to %s (%d were there already, %zu skipped)\n", report.entries,
+                get_cache_dir().c_str(), report.already_present, report.skipped.size());
+    return report.skipped.empty() ? 0 : 1;
+  }
   args.expect_consumed();
   if (action == "clear") {
     const int removed = jit::clear_cache();
@@ -91,7 +132,8 @@ int run_cache(Args& args) {
     return 0;
   }
   if (action != "ls" && action != "verify") {
-    throw Error(ErrorKind::kInvalidArgument, "cache: expected ls, verify or clear, got '" + action + "'");
+    throw Error(ErrorKind::kInvalidArgument,
+                "cache: expected ls, verify, clear, export FILE or import FILE, got '" + action + "'");
   }
   const auto entries = jit::list_cache_entries();
   int invalid = 0;
@@ -102,7 +144,11 @@ int run_cache(Args& args) {
       std::printf("%-20s %7lld B  regs %3d  spills %d  %s%s\n", e.family.c_str(), e.cubin_bytes, e.resources.registers,
                   e.resources.spill_store_bytes + e.resources.spill_load_bytes, e.dir.c_str(),
                   e.valid ? "" : ("  INVALID: " + e.problem).c_str());
-      if (e.valid) print_entry_config(e.dir);
+      if (e.valid) {
+        print_entry_config(e.dir);
+        std::printf("    compiler: %s%s%s\n", e.compiler.c_str(), e.compiler_location.empty() ? "" : ", ",
+                    e.compiler_location.c_str());
+      }
     } else if (!e.valid) {
       std::printf("INVALID %s: %s\n", e.dir.c_str(), e.problem.c_str());
     }

@@ -11,6 +11,8 @@ class Args {
   Args(int argc, char** argv, int first);
   // Removes and returns the value of --name (or `fallback`).
   std::string take(const std::string& name, const std::string& fallback = "");
+  // Every value of a repeatable --name, each split at commas ("--shape A,B --shape C" -> A, B, C).
+  std::vector<std::string> take_all(const std::string& name);
   int take_int(const std::string& name, int fallback);
   // The same, refusing a value outside [min, max].
   int take_int(const std::string& name, int fallback, int min, int max);

@@ -37,7 +37,9 @@ int run_info(Args& args) {
   std::printf("%-22s %s\n", "CUDA home", jit::cuda_home().c_str());
   std::printf("%-22s %s\n", "device headers", jit::include_dir().c_str());
   try {
-    std::printf("%-22s %s\n", "JIT compiler", jit::default_compiler().signature().c_str());
+    const jit::Compiler& compiler = jit::default_compiler();
+    std::printf("%-22s %s\n", "JIT compiler", compiler.signature().c_str());
+    std::printf("%-22s %s\n", "JIT compiler file", compiler.location().c_str());
   } catch (const Error& e) {
     std::printf("%-22s unavailable: %s\n", "JIT compiler", e.what());
   }

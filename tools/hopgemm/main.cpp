@@ -1,10 +1,15 @@
-// hopgemm: info | bench | tune | explain | precompile | cache ls|verify|clear
+// hopgemm: info | bench | tune | explain | precompile | cache ls|verify|clear|export|import
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
+#include "api/suites.hpp"
 #include "hopgemm/error.hpp"
+#include "hopgemm/jit.hpp"
+#include "hopgemm/warmup.hpp"
 
 namespace {
 
@@ -18,7 +23,7 @@ struct Command {
 };
 
 constexpr const char* kShapeOptions =
-    "  --suite NAME           deepseek-v3 (default) or wgrad-pr95 (DeepGEMM PR #95 weight-gradient shapes)\n"
+    "  --suite NAME           {dense suites}\n"
     "  --role R               only the suite's shapes of role R: fwd, dgrad or wgrad\n"
     "  --shape [ROLE:]MxNxK   one shape instead of a suite; ROLE fwd (default), dgrad, or wgrad (1D1D, FP32\n"
     "                         D += A B^T); K a multiple of 16, N of 8 (4 for wgrad)\n"
@@ -67,39 +72,101 @@ const Command kCommands[] = {
      "{shape options}"
      "  --num-sms N            SMs of the device to plan for (default 132, an H100 SXM)\n"
      "  --top N                model candidates to list (default 5)\n"},
-    {"precompile", hopgemm::cli::run_precompile, "compile every kernel a suite needs (no GPU needed)",
-     "usage: hopgemm precompile [--suite NAME] [--num-sms N] [--jobs N]\n"
+    {"precompile", hopgemm::cli::run_precompile, "compile the kernels of a suite, a model or shapes (no GPU needed)",
+     "usage: hopgemm precompile [--suite NAME | --model NAME|CONFIG.json [--tp N] [--ep N] | --shape S...] [options]\n"
      "\n"
-     "Compiles every kernel the suite's ops would use on an SM90 device into the kernel cache, in parallel, and\n"
-     "says how many it could store there (on a full or read-only disk the rest are compiled in memory only and\n"
-     "lost at exit). Needs no GPU.\n"
+     "Compiles ahead of time, in parallel, every kernel the ops would use on an SM90 device into the kernel cache,\n"
+     "and says how many it could store there (on a full or read-only disk the rest are compiled in memory only and\n"
+     "lost at exit). Needs no GPU. With --model or --shape (warm-up), every token count from 1 to --max-tokens is\n"
+     "planned, the distinct kernels kept, and the layout and quantisation kernels added.\n"
      "\n"
-     "  --suite NAME           deepseek-v3 (default), wgrad-pr95, or deepseek-v3-moe (the MoE grouped GEMMs:\n"
-     "                         m-grouped contiguous and masked, k-grouped, of DeepGEMM's grouped test shapes)\n"
-     "  --num-sms N            SMs of the device the kernels are for (default 132, an H100 SXM)\n"
+     "  --suite NAME           {precompile suites} (default: deepseek-v3)\n"
+     "  --model NAME|FILE      {models}, or a Hugging Face config.json: its attention, dense and shared-expert\n"
+     "                         GEMMs, and its experts' grouped GEMMs (contiguous and masked)\n"
+     "  --tp N, --ep N         tensor- and expert-parallel degrees of --model (default 1)\n"
+     "  --no-masked            --model's MoE layers without the masked (decode) grouped GEMM\n"
+     "  --shape S              one GEMM, repeatable or comma-separated: [OP:]MxNxK, or OP:GxMxNxK for the grouped\n"
+     "                         OPs; OP gemm (default; also fwd, dgrad), wgrad, m-grouped, m-grouped-psum, masked,\n"
+     "                         k-grouped; * (or 0) for the dimension that carries tokens: M, or K for wgrad and\n"
+     "                         k-grouped (e.g. *x7168x2048, wgrad:7168x2048x*, m-grouped:32x*x4096x7168)\n"
+     "  --max-tokens N         the largest value of a * dimension (default 8192)\n"
+     "  --sfa mn|row|both      the per-token scales the caller passes: MN-major TMA-aligned (default) or row-major\n"
+     "  --dry-run              only count the distinct problems and kernels\n"
+     "  --gemms-only           without the layout and quantisation kernels\n"
+     "  --archive FILE.tar     also write the kernels into a cache archive (hopgemm cache import FILE.tar)\n"
+     "  --num-sms N            SMs of the device the kernels are for (default 132, an H100 or H200 SXM)\n"
      "  --jobs N               compiler threads (default: one per core)\n"},
-    {"cache", hopgemm::cli::run_cache, "list, verify or empty the kernel cache",
-     "usage: hopgemm cache ls | verify | clear\n"
+    {"cache", hopgemm::cli::run_cache, "list, verify, empty, export or import the kernel cache",
+     "usage: hopgemm cache ls | verify | clear | export FILE.tar | import FILE.tar\n"
      "\n"
-     "  ls      each entry: kernel family, problem class and config, registers, spills, size and directory\n"
-     "  verify  checks every entry (manifest, checksums); exit status 1 if any is invalid (rebuilt on next use)\n"
-     "  clear   removes every entry\n"
+     "  ls            each entry: kernel family, problem class and config, registers, spills, compiler, directory\n"
+     "  verify        checks every entry (manifest, checksums); exit status 1 if any is invalid (rebuilt on next use)\n"
+     "  clear         removes every entry\n"
+     "  export FILE   writes every valid entry into a tar archive (to ship beside an application or a wheel)\n"
+     "  import FILE   adds an archive's entries to the cache, each checked first; entries of another compiler\n"
+     "                version are kept but only used by that version\n"
      "\n"
      "The cache is $HOPGEMM_CACHE_DIR (or $DG_JIT_CACHE_DIR), else $XDG_CACHE_HOME/hopgemm, else ~/.cache/hopgemm.\n"},
 };
 
 void print_overview(FILE* out) {
-  std::fputs("usage: hopgemm <command> [options]\n\ncommands:\n", out);
+  std::fputs("usage: hopgemm <command> [options]   (hopgemm --version: the version)\n\ncommands:\n", out);
   for (const Command& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
   std::fputs("\n'hopgemm <command> --help' describes a command and its options.\n", out);
 }
 
-// The usage text with the shape-selection options (shared by bench, tune and explain) in place of its marker.
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+void replace_all(std::string& text, const std::string& marker, const std::string& value) {
+  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + value.size())) {
+    text.replace(at, marker.size(), value);
+  }
+}
+
+// The usage text with its markers replaced: the shape-selection options (shared by bench, tune and explain) and the
+// lists of suites and models, which come from the code that accepts them (one list everywhere).
 void print_usage(const Command& c) {
   std::string text = c.usage;
-  const std::string marker = "{shape options}";
-  if (const size_t at = text.find(marker); at != std::string::npos) text.replace(at, marker.size(), kShapeOptions);
+  replace_all(text, "{shape options}", kShapeOptions);
+  replace_all(text, "{dense suites}", join(hopgemm::api::suite_names()) + " (default: deepseek-v3)");
+  replace_all(text, "{precompile suites}", join(hopgemm::precompile_suites()));
+  replace_all(text, "{models}", join(hopgemm::model_presets()));
   std::fputs(text.c_str(), stdout);
+}
+
+// Levenshtein distance, for "did you mean" (short words only).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command `word` was probably meant to be: the closest name within two edits, or one it starts.
+const char* suggestion(const std::string& word) {
+  const char* best = nullptr;
+  size_t best_distance = 3;
+  for (const Command& c : kCommands) {
+    const std::string name = c.name;
+    const size_t distance = word.size() >= 2 && name.rfind(word, 0) == 0 ? 1 : edit_distance(word, name);
+    if (distance < best_distance) {
+      best = c.name;
+      best_distance = distance;
+    }
+  }
+  return best;
 }
 
 bool wants_help(int argc, char** argv) {
@@ -123,6 +190,10 @@ int main(int argc, char** argv) {
     print_overview(stderr);
     return 2;
   }
+  if (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V") || !std::strcmp(argv[1], "version")) {
+    std::printf("hopgemm %s\n", HOPGEMM_VERSION);
+    return 0;
+  }
   if (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
     const Command* topic = argc > 2 ? find_command(argv[2]) : nullptr;
     if (topic != nullptr) {
@@ -134,7 +205,9 @@ int main(int argc, char** argv) {
   }
   const Command* command = find_command(argv[1]);
   if (command == nullptr) {
-    std::fprintf(stderr, "hopgemm: unknown command '%s'\n\n", argv[1]);
+    std::fprintf(stderr, "hopgemm: unknown command '%s'\n", argv[1]);
+    if (const char* meant = suggestion(argv[1])) std::fprintf(stderr, "did you mean 'hopgemm %s'?\n", meant);
+    std::fputc('\n', stderr);
     print_overview(stderr);
     return 2;
   }

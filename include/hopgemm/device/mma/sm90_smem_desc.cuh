@@ -13,6 +13,14 @@ HOPGEMM_DEVICE u64 make_kmajor_sw128_desc(u32 smem_addr) {
   return static_cast<u64>((smem_addr >> 4) & 0x3FFF) | (1ull << 16) | (static_cast<u64>(1024 >> 4) << 32) | (1ull << 62);
 }
 
+// The same for K-major rows of `swizzle_bytes` (32, 64 or 128 bytes, the TMA swizzle of the same width): layout 3, 2
+// or 1 in bits 62-63, 8-row atoms of 8 * swizzle_bytes (the stride byte offset). A K extent of one row per operand.
+HOPGEMM_DEVICE u64 make_kmajor_desc(u32 smem_addr, int swizzle_bytes) {
+  const u64 layout = swizzle_bytes == 128 ? 1 : swizzle_bytes == 64 ? 2 : 3;
+  return static_cast<u64>((smem_addr >> 4) & 0x3FFF) | (1ull << 16) |
+         (static_cast<u64>((8 * swizzle_bytes) >> 4) << 32) | (layout << 62);
+}
+
 // Advancing K by 32 FP8 elements inside the swizzled 128-byte row moves the start address by 32 bytes
 // (the hardware applies the swizzle on the final address).
 HOPGEMM_DEVICE u64 advance_desc_bytes(u64 desc, u32 bytes) { return desc + (bytes >> 4); }

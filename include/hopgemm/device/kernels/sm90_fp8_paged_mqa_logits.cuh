@@ -1,0 +1,133 @@
+#pragma once
+// fp8_paged_mqa_logits (DeepSeek-V3.2 indexer, decode): for request b, query token t (row b * next_n + t) and KV
+// token j < len(b, t): logits[row, j] = sum_h relu(q[b, t, h] . kv[j]) * weights[row, h] * kv_sf[j], where token j lives
+// in physical block block_table[b, j / 64] of the fused cache (64 x head_dim FP8 values, then 64 FP32 scales).
+// Persistent: CTA s walks run s of the schedule (scheduler/sm90_paged_mqa_scheduler.cuh): segments of 256 tokens, one
+// 64-token block per math warpgroup. The producer looks each block up: a block past the request's longest token is
+// not loaded (its logits are -inf with clean_logits, else untouched), a block of -1 (or out of range) is empty (its
+// logits are -inf); the others arrive by TMA, values and scales. With clean_logits, the request's last segment also
+// writes -inf from its end to max_context_len. Host contract: kernels/sm90_fp8_mqa_logits_types.cuh.
+
+#include "hopgemm/device/common.cuh"
+#include "hopgemm/device/kernels/sm90_fp8_mqa_logits_collective.cuh"
+#include "hopgemm/device/kernels/sm90_fp8_mqa_logits_types.cuh"
+#include "hopgemm/device/ptx/fence.cuh"
+#include "hopgemm/device/ptx/griddepcontrol.cuh"
+#include "hopgemm/device/ptx/ld_global.cuh"
+#include "hopgemm/device/ptx/setmaxnreg.cuh"
+#include "hopgemm/device/scheduler/sm90_paged_mqa_scheduler.cuh"
+
+namespace hopgemm::device {
+
+namespace mqa {
+
+// The producer (one thread): this CTA's run of segments, then the end task.
+template <Sm90MqaLogitsConfig kConfig>
+HOPGEMM_DEVICE void produce_paged(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig>& smem) {
+  constexpr int kT = kConfig.tokens;
+  constexpr u32 kSlabBytes = kMqaSlabRows * kConfig.head_dim + kMqaSlabRows * 4;
+  pipeline::StageRing<kConfig.kv_stages> kv_ring;
+  pipeline::StageRing<kMqaQStages> q_ring;
+  const i32* meta = p.schedule_meta + 2 * blockIdx.x;
+  scheduler::PagedRunCursor run{ptx::ld_global_nc_i32(meta), ptx::ld_global_nc_i32(meta + 1),
+                                ptx::ld_global_nc_i32(meta + 2), ptx::ld_global_nc_i32(meta + 3)};
+  if (run.seg < 0) run.seg = 0;
+  i32 b = -1, segments = 0, max_len = 0;
+  i32 len[kMqaMaxTokens] = {};
+  while (!run.done() && run.b >= 0 && run.b < p.batch) {
+    if (run.b != b) {
+      b = run.b;
+      max_len = 0;
+#pragma unroll
+      for (int t = 0; t < kT; ++t) {
+        len[t] = scheduler::paged_token_len(p.context_lens, b, t, kT, p.lens_2d);
+        max_len = len[t] > max_len ? len[t] : max_len;
+      }
+      segments = scheduler::paged_segments(max_len);
+      load_q_unit<kConfig>(p, smem, q_ring, b);
+    }
+    const i32 seg = run.seg;
+    if (seg >= segments) {  // a schedule made for other lengths: skip to the next request
+      run.advance(segments);
+      continue;
+    }
+    // Look the stage's four blocks up before waiting for its slot.
+    i32 phys[kMqaMathWgs];
+    i32 slabs = 0;
+#pragma unroll
+    for (int g = 0; g < kMqaMathWgs; ++g) {
+      const i32 block = seg * kMqaMathWgs + g;
+      phys[g] = -1;
+      if (block * kMqaSlabRows < max_len) {
+        if (block < p.max_blocks)
+          phys[g] = ptx::ld_global_nc_i32(p.block_table + static_cast<i64>(b) * p.block_table_ld + block);
+        const bool valid = phys[g] >= 0 && phys[g] < p.num_blocks;
+        slabs |= valid ? 1 << g : 1 << (4 + g);
+      }
+    }
+    smem.kv.wait_empty(kv_ring);
+    MqaTask* task = smem.task(kv_ring.stage);
+    task->unit = b;
+    task->col = seg * kMqaStageKv;
+    task->slabs = slabs;
+    task->flags = (seg == 0 ? kMqaFirstTask : 0) | (seg == segments - 1 ? kMqaLastTask : 0);
+#pragma unroll
+    for (int t = 0; t < kMqaMaxTokens; ++t) {
+      task->lo[t] = 0;
+      task->hi[t] = len[t];
+    }
+    const i32 loaded = __popc(slabs & 0xf);
+    u64* full = smem.kv.full_barrier(kv_ring.stage);
+    if (loaded == 0) {
+      smem.kv.arrive_full(kv_ring.stage);
+    } else {
+      ptx::mbarrier_arrive_expect_tx(full, loaded * kSlabBytes);
+#pragma unroll
+      for (int g = 0; g < kMqaMathWgs; ++g) {
+        if ((slabs >> g) & 1) {
+          ptx::cp_async_bulk_tensor_2d_g2s(smem.kv_tile(kv_ring.stage) + g * kMqaSlabRows * kConfig.head_dim, &p.tma_kv, 0,
+                                           static_cast<i32>(phys[g] * p.block_value_rows), ptx::smem_addr(full));
+          ptx::cp_async_bulk_tensor_2d_g2s(smem.sf_addr(kv_ring.stage) + g * kMqaSlabRows * 4, &p.tma_kv_sf, 0, phys[g],
+                                           ptx::smem_addr(full));
+        }
+      }
+    }
+    kv_ring.advance();
+    run.advance(segments);
+  }
+  send_end<kConfig>(smem, kv_ring);
+}
+
+}  // namespace mqa
+
+template <Sm90MqaLogitsConfig kConfig>
+__global__ void __launch_bounds__(kMqaThreads, 1)
+    sm90_fp8_paged_mqa_logits_kernel(const __grid_constant__ Sm90MqaLogitsParams p) {
+  // ---- setup ---------------------------------------------------------------------------------------------------
+  static_assert(is_valid(kConfig) && kConfig.paged == 1, "invalid Sm90MqaLogitsConfig for fp8_paged_mqa_logits");
+  extern __shared__ __align__(1024) u8 smem_raw[];
+  const mqa::MqaSmem<kConfig> smem(smem_raw);
+  if (threadIdx.x == mqa::kMathThreads) {
+    smem.init();
+    ptx::fence_mbarrier_init_release_cluster();
+    ptx::prefetch_tensormap(&p.tma_q);
+    ptx::prefetch_tensormap(&p.tma_w);
+    ptx::prefetch_tensormap(&p.tma_kv);
+    ptx::prefetch_tensormap(&p.tma_kv_sf);
+  }
+  __syncthreads();
+  // PDL: the schedule and the lengths may come from the previous grid.
+  ptx::griddepcontrol_wait();
+
+  if (threadIdx.x >= mqa::kMathThreads) {
+    // ---- producer role ---------------------------------------------------------------------------------------------
+    ptx::setmaxnreg_dec<mqa::kProducerRegs>();
+    if (threadIdx.x == mqa::kMathThreads) mqa::produce_paged<kConfig>(p, smem);
+  } else {
+    // ---- math warpgroups: block wg of every segment ------------------------------------------------------------------
+    ptx::setmaxnreg_inc<mqa::kMathRegs>();
+    mqa::run_math<kConfig>(p, smem, threadIdx.x / 128);
+  }
+}
+
+}  // namespace hopgemm::device
