@@ -27,7 +27,9 @@ jit::KernelCache<QuantizeConfig>& kernel_cache() {
 // A 2-D output whose elements would alias one another (e.g. stride 0 over several rows) is rejected.
 void check_no_self_overlap(const api::Validator& v, const TensorView& t, const char* arg) {
   if (t.rank != 2 || t.size(0) <= 1 || t.size(1) <= 1) return;
-  const int64_t s0 = std::llabs(t.stride(0)), s1 = std::llabs(t.stride(1));
+  // 128 bits: |INT64_MIN| and size x stride of hostile views do not fit 64.
+  const auto magnitude = [](int64_t x) { return x < 0 ? -static_cast<__int128>(x) : static_cast<__int128>(x); };
+  const __int128 s0 = magnitude(t.stride(0)), s1 = magnitude(t.stride(1));
   const bool ok = s0 >= s1 ? s0 >= t.size(1) * s1 && s1 >= 1 : s1 >= t.size(0) * s0 && s0 >= 1;
   if (!ok) v.fail(arg, "has overlapping elements (shape " + api::shape_string(t) + ", strides " + api::stride_string(t) + ")");
 }

@@ -51,9 +51,25 @@ heuristics::Fp8GemmProblem spec_problem(const Fp8GemmProblemSpec& s) {
   throw Error(ErrorKind::kInvalidArgument, "fp8_gemm_config: unknown op kind");
 }
 
+// A spec no op could build is refused by name before the heuristics' arithmetic sees it (an M of 2^63 overflowed it).
+void check_spec(const Fp8GemmProblemSpec& s) {
+  constexpr int64_t kMaxExtent = int64_t{1} << 31, kMaxGroups = 1024, kMaxGroupedRows = int64_t{1} << 36;
+  auto refuse = [](const std::string& what) { throw Error(ErrorKind::kInvalidArgument, "fp8_gemm_config: " + what); };
+  for (const auto& [value, name] : {std::pair{s.m, "m"}, {s.n, "n"}, {s.k, "k"}}) {
+    if (value < 1 || value >= kMaxExtent) {
+      refuse(std::string(name) + " must be in [1, 2^31), got " + std::to_string(value));
+    }
+  }
+  if (s.num_groups < 1 || s.num_groups > kMaxGroups || s.m * s.num_groups >= kMaxGroupedRows) {
+    refuse("num_groups must be in [1, 1024] with m * num_groups < 2^36, got " + std::to_string(s.num_groups));
+  }
+  if (s.num_sms < 1) refuse("num_sms must be positive, got " + std::to_string(s.num_sms));
+}
+
 }  // namespace
 
 std::map<std::string, int> fp8_gemm_config(const Fp8GemmProblemSpec& spec, const std::map<std::string, int>& overrides) {
+  check_spec(spec);
   const heuristics::Fp8GemmProblem problem = spec_problem(spec);
   const heuristics::Fp8GemmChoice& chosen = api::fp8_gemm_choice(problem);
   if (chosen.num_tiles == 0) {

@@ -105,15 +105,18 @@ void Validator::same_device(const TensorView& a, const char* arg_a, const Tensor
 
 void byte_range(const TensorView& t, uintptr_t& first, uintptr_t& last) {
   first = last = reinterpret_cast<uintptr_t>(t.data);
-  if (t.numel() == 0) return;
-  int64_t lo = 0, hi = 0;
+  for (int d = 0; d < t.rank; ++d)
+    if (t.shape[d] == 0) return;
+  // In 128 bits, clamped to the address space: hostile extents and strides (2^62 x 2^40) overflow 64 bits.
+  __int128 lo = 0, hi = 0;
   for (int d = 0; d < t.rank; ++d) {
-    const int64_t extent = (t.shape[d] - 1) * t.strides[d];
+    const __int128 extent = (__int128{t.shape[d]} - 1) * t.strides[d];
     (extent < 0 ? lo : hi) += extent;
   }
-  const int64_t elem = static_cast<int64_t>(t.element_size());
-  first += lo * elem;
-  last += (hi + 1) * elem;
+  const __int128 elem = static_cast<__int128>(t.element_size());
+  const __int128 base = first, top = static_cast<__int128>(UINTPTR_MAX);
+  first = static_cast<uintptr_t>(std::clamp<__int128>(base + lo * elem, 0, top));
+  last = static_cast<uintptr_t>(std::clamp<__int128>(base + (hi + 1) * elem, 0, top));
 }
 
 void Validator::no_overlap(const TensorView& out, const char* arg_out, const TensorView& in, const char* arg_in) const {

@@ -67,12 +67,14 @@ std::vector<GemmChoice<typename F::Config>> rank_configs(const typename F::Probl
   };
   std::vector<Choice> ranked;
   for (GemmTile tile : F::candidates(p)) {
+    // A CTA pair on fewer than two SMs (set_num_sms(1)) has no grid to run on (and the model would divide by it).
+    if (grid_sms(gemm.num_sms, tile.cluster_m * tile.cluster_n) <= 0) continue;
     const auto c = F::build(p, tile);
     if (!c) continue;
     const Choice choice = choice_of(*c);
     // A CTA pair pays only where each CTA has a partner tile in most waves (dgrad 4096x512x32768, one wave of 128
     // tiles, ran 2% faster with A-sharing pairs: the tuning table has it).
-    const int grid = choice.launch.num_sms;
+    const int64_t grid = choice.launch.num_sms;  // 64-bit: 2 * grid of a num_sms near INT_MAX (fp8_gemm_config)
     const bool paired = c->cluster_m * c->cluster_n > 1;
     if (paired && choice.num_tiles < 2 * grid) continue;
     ranked.push_back(choice);
