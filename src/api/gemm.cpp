@@ -196,7 +196,7 @@ void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, co
   ResolvedGemm r;
   const heuristics::Fp8GemmChoice* choice = nullptr;
   const bool run = prepare(op, a, sfa, b, sfb, d, c, options, stream, r, [&] {
-    choice = &api::sm90::fitting(op, api::fp8_gemm_choice(r.problem), heuristics::describe(r.problem));
+    choice = &api::sm90::fitting(op, api::fp8_gemm_choice(r.problem), [&] { return heuristics::describe(r.problem); });
   });
   if (run) launch_fp8_gemm(op, *choice, r, a, b, d, stream);
 }
@@ -241,7 +241,8 @@ const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProble
 }
 
 heuristics::Fp8GemmChoice fp8_grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
-  const heuristics::Fp8GemmChoice& choice = sm90::fitting(op, fp8_gemm_choice(problem), heuristics::describe(problem));
+  const heuristics::Fp8GemmChoice& choice =
+      sm90::fitting(op, fp8_gemm_choice(problem), [&] { return heuristics::describe(problem); });
   const bool scoped = !thread_grouped_overrides.empty();
   if (!scoped && !runtime::env().grouped_config) return choice;
   const char* who = scoped ? "set_grouped_config_overrides" : "HOPGEMM_GROUPED_CONFIG";

@@ -68,11 +68,11 @@ device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, in
 void prefill_output(const TensorView& d, const TensorView* c, bool copy_c, cudaStream_t stream);
 
 // `choice` (a family's heuristic pick) when some config fits the problem (num_tiles > 0), else Error(kUnsupported):
-// "<op>: no kernel configuration fits <problem>".
-template <class Choice>
-const Choice& fitting(const char* op, const Choice& choice, const std::string& problem) {
+// "<op>: no kernel configuration fits <describe_problem()>" (described only then: a warm call renders no text).
+template <class Choice, class Describe>
+const Choice& fitting(const char* op, const Choice& choice, Describe&& describe_problem) {
   if (choice.num_tiles == 0) {
-    throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + problem);
+    throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + describe_problem());
   }
   return choice;
 }
