@@ -35,32 +35,9 @@ def _op(name, stream):
     return getattr(ops, name)
 
 
-def _as_list(recipe):
-    return None if recipe is None else list(recipe)
-
-
-# The torch op calls behind the plain GEMMs (a and b are (tensor, scale factors) pairs). The arguments that change
-# nothing on SM90 (compiled_dims, disable_ue8m0_cast, ensure_zero_padding) are left out.
-
-def fp8_gemm(name, a, b, d, c, recipe, recipe_a, recipe_b, stream):
-    return _op(name, stream)(a[0], a[1], b[0], b[1], d, c, _as_list(recipe), _as_list(recipe_a), _as_list(recipe_b))
-
-
-def m_grouped_fp8_gemm_contiguous(name, a, b, d, grouped_layout, recipe, recipe_a, recipe_b, use_psum_layout,
-                                  expected_m_for_psum_layout, m_indices, use_packed_layout, stream):
-    return _op(name, stream)(a[0], a[1], b[0], b[1], d, grouped_layout, _as_list(recipe), _as_list(recipe_a),
-                             _as_list(recipe_b), use_psum_layout, expected_m_for_psum_layout, m_indices,
-                             use_packed_layout)
-
-
-def m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe, recipe_a, recipe_b, stream):
-    return _op("m_grouped_fp8_gemm_nt_masked", stream)(a[0], a[1], b[0], b[1], d, masked_m, expected_m,
-                                                        _as_list(recipe), _as_list(recipe_a), _as_list(recipe_b))
-
-
-def k_grouped_fp8_gemm_contiguous(name, a, b, d, ks, ks_tensor, c, recipe, use_psum_layout, stream):
-    return _op(name, stream)(a[0], a[1], b[0], b[1], d, _as_list(ks), ks_tensor, c, _as_list(recipe),
-                             use_psum_layout)
+def call(name, stream, *args):
+    """The torch op `name` on `args` (the op's own arguments, as hopgemm/_ops.py's public functions pass them)."""
+    return _op(name, stream)(*args)
 
 
 # The indexer's op calls (hopgemm/_mqa_logits.py checks the arguments first; dtype is the logits dtype's name).

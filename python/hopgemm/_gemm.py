@@ -1,11 +1,8 @@
-"""The dense FP8 GEMMs with deep_gemm's signatures: thin Python functions over the extension, so that help() shows
-their parameters and torch.compile can trace them (hopgemm/_dispatch.py)."""
-from __future__ import annotations
-
-from typing import Any, Optional, Sequence, Tuple
-
-from . import _C, _dispatch
-from ._tensors import Tensor
+"""The dense FP8 GEMMs with deep_gemm's signatures, declared once (hopgemm/_ops.py): the public functions over the
+extension, which help() shows with their parameters and torch.compile traces (hopgemm/_dispatch.py), and their torch
+ops (hopgemm/_torch_ops.py)."""
+from . import _C, _dispatch, _ops
+from ._ops import Arg
 
 __all__ = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
 
@@ -22,24 +19,27 @@ Raises ValueError for invalid arguments, NotImplementedError for unsupported com
 and CUDA failures."""
 
 
-def _make_gemm(name, default_dims, summary):
-    kernel = getattr(_C, name)
+def _gemm_args(default_dims):
+    """deep_gemm's arguments of the dense GEMMs; the torch op takes a, b (as two tensors each), d, c and the recipes."""
+    return [
+        Arg("a", "Tuple[Tensor, Tensor]", torch="Tensor", pair=("a", "sfa")),
+        Arg("b", "Tuple[Tensor, Tensor]", torch="Tensor", pair=("b", "sfb")),
+        Arg("d", "Tensor", torch="Tensor"),
+        Arg("c", "Optional[Tensor]", None, torch="Optional[Tensor]"),
+        Arg("recipe", "Optional[Sequence[int]]", None, torch="Optional[List[int]]"),
+        Arg("recipe_a", "Optional[Sequence[int]]", None, torch="Optional[List[int]]"),
+        Arg("recipe_b", "Optional[Sequence[int]]", None, torch="Optional[List[int]]"),
+        Arg("compiled_dims", "str", default_dims),
+        Arg("disable_ue8m0_cast", "bool", False),
+        Arg("stream", "Any", None),
+    ]
 
-    def gemm(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, c: Optional[Tensor] = None,
-             recipe: Optional[Sequence[int]] = None, recipe_a: Optional[Sequence[int]] = None,
-             recipe_b: Optional[Sequence[int]] = None, compiled_dims: str = default_dims,
-             disable_ue8m0_cast: bool = False, stream: Any = None) -> None:
-        if _dispatch.is_compiling():  # compiled_dims and disable_ue8m0_cast change nothing on SM90
-            return _dispatch.fp8_gemm(name, a, b, d, c, recipe, recipe_a, recipe_b, stream)
-        kernel(a, b, d, c, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast, stream)
 
-    gemm.__name__ = gemm.__qualname__ = name
-    gemm.__module__ = "hopgemm"
-    gemm.__doc__ = summary + _COMMON_DOC
-    return gemm
+def _declare(name, default_dims, summary):
+    return _ops.declare(_ops.Op(name, _gemm_args(default_dims), summary + _COMMON_DOC), _C, _dispatch)
 
 
-fp8_gemm_nt = _make_gemm("fp8_gemm_nt", "nk", "D = C + A @ B^T with A [M, K] and B [N, K], both K-major.")
-fp8_gemm_nn = _make_gemm("fp8_gemm_nn", "nk", "fp8_gemm_nt with B given as [K, N] (a transposed view of [N, K]).")
-fp8_gemm_tn = _make_gemm("fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N] (transposed views).")
-fp8_gemm_tt = _make_gemm("fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M] (a transposed view of [M, K]).")
+fp8_gemm_nt = _declare("fp8_gemm_nt", "nk", "D = C + A @ B^T with A [M, K] and B [N, K], both K-major.")
+fp8_gemm_nn = _declare("fp8_gemm_nn", "nk", "fp8_gemm_nt with B given as [K, N] (a transposed view of [N, K]).")
+fp8_gemm_tn = _declare("fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N] (transposed views).")
+fp8_gemm_tt = _declare("fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M] (a transposed view of [M, K]).")

@@ -1,11 +1,8 @@
-"""The MoE grouped FP8 GEMMs with deep_gemm's signatures: thin Python functions over the extension, so that help()
-shows their parameters and torch.compile can trace them (hopgemm/_dispatch.py)."""
-from __future__ import annotations
-
-from typing import Any, Optional, Sequence, Tuple
-
-from . import _C, _dispatch
-from ._tensors import Tensor
+"""The MoE grouped FP8 GEMMs with deep_gemm's signatures, declared once (hopgemm/_ops.py): the public functions over
+the extension, which help() shows with their parameters and torch.compile traces (hopgemm/_dispatch.py), and their
+torch ops (hopgemm/_torch_ops.py)."""
+from . import _C, _dispatch, _ops
+from ._ops import Arg
 
 __all__ = ["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous", "m_grouped_fp8_gemm_nt_masked",
            "k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"]
@@ -41,56 +38,54 @@ expected rows per group, a hint for the heuristics, with use_psum_layout or use_
 M_sum / G). ensure_zero_padding is accepted for deep_gemm compatibility (it acts on SM100 only there)."""
 
 
-def _public(fn, name, doc):
-    fn.__name__ = fn.__qualname__ = name
-    fn.__module__ = "hopgemm"
-    fn.__doc__ = doc
-    return fn
+# The (tensor, scales) pairs and d, as every grouped op takes them.
+def _operands():
+    return [
+        Arg("a", "Tuple[Tensor, Tensor]", torch="Tensor", pair=("a", "sfa")),
+        Arg("b", "Tuple[Tensor, Tensor]", torch="Tensor", pair=("b", "sfb")),
+        Arg("d", "Tensor", torch="Tensor"),
+    ]
 
 
-def _make_m_grouped_contiguous(name, summary):
-    kernel = getattr(_C, name)
-
-    def gemm(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, grouped_layout: Optional[Tensor] = None,
-             recipe: Optional[Sequence[int]] = None, recipe_a: Optional[Sequence[int]] = None,
-             recipe_b: Optional[Sequence[int]] = None, compiled_dims: str = "nk", disable_ue8m0_cast: bool = False,
-             use_psum_layout: bool = False, ensure_zero_padding: bool = True,
-             expected_m_for_psum_layout: Optional[int] = None, *, m_indices: Optional[Tensor] = None,
-             use_packed_layout: bool = False, stream: Any = None) -> None:
-        if _dispatch.is_compiling():
-            return _dispatch.m_grouped_fp8_gemm_contiguous(name, a, b, d, grouped_layout, recipe, recipe_a, recipe_b,
-                                                           use_psum_layout, expected_m_for_psum_layout, m_indices,
-                                                           use_packed_layout, stream)
-        kernel(a, b, d, grouped_layout, recipe, recipe_a, recipe_b, compiled_dims, disable_ue8m0_cast, use_psum_layout,
-               ensure_zero_padding, expected_m_for_psum_layout, m_indices=m_indices,
-               use_packed_layout=use_packed_layout, stream=stream)
-
-    return _public(gemm, name, summary + _CONTIGUOUS_DOC + _M_GROUPED_DOC + _ERRORS)
+def _recipes():
+    return [Arg(name, "Optional[Sequence[int]]", None, torch="Optional[List[int]]")
+            for name in ("recipe", "recipe_a", "recipe_b")]
 
 
-m_grouped_fp8_gemm_nt_contiguous = _make_m_grouped_contiguous(
+def _declare(name, args, doc, prologue=""):
+    return _ops.declare(_ops.Op(name, args, doc, prologue), _C, _dispatch)
+
+
+def _m_grouped_contiguous(name, summary):
+    args = _operands() + [Arg("grouped_layout", "Optional[Tensor]", None, torch="Optional[Tensor]")] + _recipes() + [
+        Arg("compiled_dims", "str", "nk"),
+        Arg("disable_ue8m0_cast", "bool", False),
+        Arg("use_psum_layout", "bool", False, torch="bool"),
+        Arg("ensure_zero_padding", "bool", True),
+        Arg("expected_m_for_psum_layout", "Optional[int]", None, torch="Optional[int]"),
+        Arg("m_indices", "Optional[Tensor]", None, kw_only=True, torch="Optional[Tensor]"),
+        Arg("use_packed_layout", "bool", False, kw_only=True, torch="bool"),
+        Arg("stream", "Any", None, kw_only=True),
+    ]
+    return _declare(name, args, summary + _CONTIGUOUS_DOC + _M_GROUPED_DOC + _ERRORS)
+
+
+m_grouped_fp8_gemm_nt_contiguous = _m_grouped_contiguous(
     "m_grouped_fp8_gemm_nt_contiguous",
     "MoE M-grouped GEMM over stacked groups of rows: D[rows of g] = A[rows of g] @ B[g]^T with A [M_sum, K], "
     "B [G, N, K], d [M_sum, N] BF16, sfa [M_sum, ceil(K/128)].")
-m_grouped_fp8_gemm_nn_contiguous = _make_m_grouped_contiguous(
+m_grouped_fp8_gemm_nn_contiguous = _m_grouped_contiguous(
     "m_grouped_fp8_gemm_nn_contiguous",
     "m_grouped_fp8_gemm_nt_contiguous with B given as [G, K, N] (a transposed view of a K-major [G, N, K], and sfb "
     "the transposed view of its [G, ceil(N/128), ceil(K/128)] scales).")
 
-
-def _m_grouped_fp8_gemm_nt_masked(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, masked_m: Tensor,
-                                  expected_m: int, recipe: Optional[Sequence[int]] = None,
-                                  recipe_a: Optional[Sequence[int]] = None, recipe_b: Optional[Sequence[int]] = None,
-                                  compiled_dims: str = "nk", disable_ue8m0_cast: bool = False, *,
-                                  stream: Any = None) -> None:
-    if _dispatch.is_compiling():
-        return _dispatch.m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe, recipe_a, recipe_b,
-                                                      stream)
-    _C.m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe, recipe_a, recipe_b, compiled_dims,
-                                    disable_ue8m0_cast, stream=stream)
-
-
-m_grouped_fp8_gemm_nt_masked = _public(_m_grouped_fp8_gemm_nt_masked, "m_grouped_fp8_gemm_nt_masked", """\
+m_grouped_fp8_gemm_nt_masked = _declare(
+    "m_grouped_fp8_gemm_nt_masked",
+    _operands() + [Arg("masked_m", "Tensor", torch="Tensor"), Arg("expected_m", "int", torch="int")] + _recipes() + [
+        Arg("compiled_dims", "str", "nk"),
+        Arg("disable_ue8m0_cast", "bool", False),
+        Arg("stream", "Any", None, kw_only=True),
+    ], """\
 MoE M-grouped GEMM over one padded slab per group (decode): d[g, :m_g] = A[g, :m_g] @ B[g]^T with A [G, M_max, K],
 B [G, N, K], d [G, M_max, N] BF16, sfa [G, M_max, ceil(K/128)].
 
@@ -98,33 +93,36 @@ masked_m (int32 [G] on the device) gives m_g = min(max(masked_m[g], 0), M_max), 
 a CUDA graph replays correctly when masked_m changes. Exactly rows [0, m_g) of each d[g] are written; every other row
 of d is left untouched. expected_m > 0, the typical m_g, steers the heuristics only.""" + _M_GROUPED_DOC + _ERRORS)
 
+# hopgemm's older keyword names (ks, ks_tensor) of deep_gemm HEAD's ks_cpu and grouped_layout, folded into the
+# extension's arguments (ks, ks_tensor).
+_K_GROUPED_PROLOGUE = """\
+if ks is not None:
+    if ks_cpu is not None:
+        raise _C.HopgemmValueError(f"{NAME}: pass ks_cpu or ks, not both")
+    ks_cpu = ks
+if ks_tensor is not None:
+    if grouped_layout is not None:
+        raise _C.HopgemmValueError(f"{NAME}: pass grouped_layout or ks_tensor, not both")
+    grouped_layout = ks_tensor
+if grouped_layout is None:
+    raise _C.HopgemmValueError(f"{NAME}: argument 'grouped_layout' (hopgemm's older name: ks_tensor) is "
+                               "required: int32 [G] on the device")
+ks, ks_tensor = ks_cpu, grouped_layout"""
 
-def _make_k_grouped(name, summary):
-    kernel = getattr(_C, name)
 
-    def gemm(a: Tuple[Tensor, Tensor], b: Tuple[Tensor, Tensor], d: Tensor, ks_cpu: Optional[Sequence[int]] = None,
-             grouped_layout: Optional[Tensor] = None, c: Optional[Tensor] = None, recipe: Sequence[int] = (1, 1, 128),
-             compiled_dims: str = "mn", use_psum_layout: bool = False, *, ks: Optional[Sequence[int]] = None,
-             ks_tensor: Optional[Tensor] = None, stream: Any = None) -> None:
-        # hopgemm's older keyword names for the same two arguments.
-        if ks is not None:
-            if ks_cpu is not None:
-                raise _C.HopgemmValueError(f"{name}: pass ks_cpu or ks, not both")
-            ks_cpu = ks
-        if ks_tensor is not None:
-            if grouped_layout is not None:
-                raise _C.HopgemmValueError(f"{name}: pass grouped_layout or ks_tensor, not both")
-            grouped_layout = ks_tensor
-        if grouped_layout is None:
-            raise _C.HopgemmValueError(f"{name}: argument 'grouped_layout' (hopgemm's older name: ks_tensor) is "
-                                       "required: int32 [G] on the device")
-        ks, ks_tensor = ks_cpu, grouped_layout
-        if _dispatch.is_compiling():
-            return _dispatch.k_grouped_fp8_gemm_contiguous(name, a, b, d, ks, ks_tensor, c, recipe, use_psum_layout,
-                                                           stream)
-        kernel(a, b, d, ks, ks_tensor, c, recipe, compiled_dims, use_psum_layout, stream=stream)
-
-    return _public(gemm, name, summary + """
+def _k_grouped(name, summary):
+    args = _operands() + [
+        Arg("ks_cpu", "Optional[Sequence[int]]", None, binding="ks", torch="List[int]", torch_default=False),
+        Arg("grouped_layout", "Optional[Tensor]", None, binding="ks_tensor", torch="Tensor", torch_default=False),
+        Arg("c", "Optional[Tensor]", None, torch="Optional[Tensor]", torch_default=False),
+        Arg("recipe", "Sequence[int]", (1, 1, 128), torch="List[int]", torch_default=False),
+        Arg("compiled_dims", "str", "mn"),
+        Arg("use_psum_layout", "bool", False, torch="bool"),
+        Arg("ks", "Optional[Sequence[int]]", None, kw_only=True, alias=True),
+        Arg("ks_tensor", "Optional[Tensor]", None, kw_only=True, alias=True),
+        Arg("stream", "Any", None, kw_only=True),
+    ]
+    return _declare(name, args, summary + """
 
 ks_cpu (or hopgemm's older keyword ks): each group's K, a list of ints on the host, multiples of 128 (0 allowed:
 D[g] = C[g]); None is refused with ValueError. grouped_layout (or hopgemm's older keyword ks_tensor): the same values
@@ -136,14 +134,14 @@ tensor) and get_mn_major_tma_aligned_tensor returns them. d [G, M, N] FP32 conti
 (D[g] = A_g @ B_g^T), d itself (accumulate) or another contiguous [G, M, N] FP32 tensor (copied into d first).
 recipe must be (1, 1, 128). use_psum_layout=True raises NotImplementedError (as deep_gemm does on SM90).
 compiled_dims is accepted for deep_gemm compatibility. stream: as for the other GEMMs (None: torch's current
-stream).""" + _ERRORS)
+stream).""" + _ERRORS, _K_GROUPED_PROLOGUE.replace("{NAME}", name))
 
 
-k_grouped_fp8_gemm_nt_contiguous = _make_k_grouped(
+k_grouped_fp8_gemm_nt_contiguous = _k_grouped(
     "k_grouped_fp8_gemm_nt_contiguous",
     "MoE K-grouped GEMM (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32, g = 0..G-1, A_g [M, k_g] and "
     "B_g [N, k_g] K-major.")
-k_grouped_fp8_gemm_tn_contiguous = _make_k_grouped(
+k_grouped_fp8_gemm_tn_contiguous = _k_grouped(
     "k_grouped_fp8_gemm_tn_contiguous",
     "k_grouped_fp8_gemm_nt_contiguous with MN-major A and B: always NotImplementedError on SM90, whose FP8 tensor "
     "cores read K-major operands only (deep_gemm has it on SM100). Use k_grouped_fp8_gemm_nt_contiguous.")

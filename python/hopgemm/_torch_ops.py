@@ -37,7 +37,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from . import _C, _dispatch, _layout, _torch_ops_mqa, utils
+from . import _C, _dispatch, _gemm, _grouped, _layout, _ops, _torch_ops_mqa, utils  # noqa: F401 (_gemm, _grouped declare the ops)
 
 NAMESPACE = "hopgemm"
 _E4M3 = torch.float8_e4m3fn
@@ -66,66 +66,10 @@ def _gemm_fake(*args, **kwargs):
     return None  # nothing to allocate: the op only writes d
 
 
-def _tuple(recipe):
-    return None if recipe is None else tuple(recipe)
-
-
-def _register_gemm(name, gemm):
-    gemm.__name__ = gemm.__qualname__ = name
-    gemm.__doc__ = f"hopgemm.{name} as a torch op: a=(A, sfa) and b=(B, sfb) passed as four tensors; mutates d."
-    _register(name, gemm, ("d",), _gemm_fake)
-
-
-def _make_gemm(name):
-    kernel = getattr(_C, name)
-
-    def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, c: Optional[Tensor] = None,
-             recipe: Optional[List[int]] = None, recipe_a: Optional[List[int]] = None,
-             recipe_b: Optional[List[int]] = None) -> None:
-        kernel((a, sfa), (b, sfb), d, c, _tuple(recipe), _tuple(recipe_a), _tuple(recipe_b))
-
-    return gemm
-
-
-def _make_m_grouped_contiguous(name):
-    kernel = getattr(_C, name)
-
-    def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, grouped_layout: Optional[Tensor] = None,
-             recipe: Optional[List[int]] = None, recipe_a: Optional[List[int]] = None,
-             recipe_b: Optional[List[int]] = None, use_psum_layout: bool = False,
-             expected_m_for_psum_layout: Optional[int] = None, m_indices: Optional[Tensor] = None,
-             use_packed_layout: bool = False) -> None:
-        kernel((a, sfa), (b, sfb), d, grouped_layout, _tuple(recipe), _tuple(recipe_a), _tuple(recipe_b),
-               use_psum_layout=use_psum_layout, expected_m_for_psum_layout=expected_m_for_psum_layout,
-               m_indices=m_indices, use_packed_layout=use_packed_layout)
-
-    return gemm
-
-
-def _m_grouped_masked(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, masked_m: Tensor, expected_m: int,
-                      recipe: Optional[List[int]] = None, recipe_a: Optional[List[int]] = None,
-                      recipe_b: Optional[List[int]] = None) -> None:
-    _C.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, expected_m, _tuple(recipe), _tuple(recipe_a),
-                                    _tuple(recipe_b))
-
-
-def _make_k_grouped(name):
-    kernel = getattr(_C, name)
-
-    def gemm(a: Tensor, sfa: Tensor, b: Tensor, sfb: Tensor, d: Tensor, ks: List[int], ks_tensor: Tensor,
-             c: Optional[Tensor], recipe: List[int], use_psum_layout: bool = False) -> None:
-        kernel((a, sfa), (b, sfb), d, ks, ks_tensor, c, tuple(recipe), use_psum_layout=use_psum_layout)
-
-    return gemm
-
-
-for _name in ("fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"):
-    _register_gemm(_name, _make_gemm(_name))
-for _name in ("m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous"):
-    _register_gemm(_name, _make_m_grouped_contiguous(_name))
-_register_gemm("m_grouped_fp8_gemm_nt_masked", _m_grouped_masked)
-for _name in ("k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"):
-    _register_gemm(_name, _make_k_grouped(_name))
+# Every GEMM op as declared once in hopgemm/_ops.py (by hopgemm/_gemm.py and hopgemm/_grouped.py).
+for _op in _ops.OPS.values():
+    _register(_op.name, _ops.torch_op_function(_op, _C, {"Tensor": Tensor, "Optional": Optional, "List": List}), ("d",),
+              _gemm_fake)
 
 
 # ---- FP8 quantisers: functional, (x_fp8 e4m3 [m, n], sf FP32) -------------------------------------------
@@ -191,7 +135,7 @@ def get_mn_major_tma_aligned_tensor(sf: Tensor) -> Tensor:
 
 _register("get_mn_major_tma_aligned_tensor", get_mn_major_tma_aligned_tensor, (), _mn_major_fake)
 
-del _name
+del _name, _op
 
 _torch_ops_mqa.register(_register)  # the DeepSeek-V3.2 indexer ops
 

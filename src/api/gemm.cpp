@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "api/fp8_scales.hpp"
 #include "api/gemm_internal.hpp"
 #include "api/gemm_sources.hpp"
 #include "api/sm90_launch.hpp"
@@ -32,7 +33,9 @@ using api::sf_layout;
 struct ResolvedGemm {
   heuristics::Fp8GemmProblem problem;
   bool copy_c = false;  // C distinct from D: copy it into D, then accumulate
-  int64_t sfa_ld = 0, sfb_ld = 0, sfb_kstride = 1;
+  api::RowScales sfa;
+  api::RowScales sfb_rows;      // 1D1D
+  api::BlockScales sfb_blocks;  // 1D2D
 };
 
 ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -70,29 +73,21 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
 
   const int64_t sf_k = device::ceil_div<int64_t>(k, 128);
   // Recipe: explicit, else inferred from sfb's shape (per 128x128 block or per channel).
-  const auto& recipe = options.recipe;
-  if (recipe == std::array<int, 3>{0, 0, 0}) {
-    call.recipe = sfb.rank == 2 && sfb.size(0) == n && n != device::ceil_div<int64_t>(n, 128) ? device::kRecipe1D1D : device::kRecipe1D2D;
-  } else if (recipe == std::array<int, 3>{1, 128, 128}) {
-    call.recipe = device::kRecipe1D2D;
-  } else if (recipe == std::array<int, 3>{1, 1, 128}) {
-    call.recipe = device::kRecipe1D1D;
-  } else {
-    v.unsupported("recipe (" + std::to_string(recipe[0]) + ", " + std::to_string(recipe[1]) + ", " +
-                  std::to_string(recipe[2]) + ") is not supported on SM90; use (1, 128, 128) or (1, 1, 128)");
-  }
+  const bool per_channel_sfb = sfb.rank == 2 && sfb.size(0) == n && n != device::ceil_div<int64_t>(n, 128);
+  call.recipe = api::resolve_recipe(v, options.recipe, per_channel_sfb ? device::kRecipe1D1D : device::kRecipe1D2D,
+                                    {device::kRecipe1D2D, device::kRecipe1D1D});
   const bool sfa_row_major = sf_layout(v, sfa, "sfa", m, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
   call.sfa = {sfa_row_major ? 1 : 0, sfa.stride(0), reinterpret_cast<uintptr_t>(sfa.data)};
-  r.sfa_ld = sfa.stride(0);
+  r.sfa = {sfa, m, sf_k, sfa_row_major, sfa.stride(0)};
   if (call.recipe == device::kRecipe1D2D) {
     // The block scales are few (ceil(N/128) x ceil(K/128)) and read per element: either layout, same kernel.
     const SfLayout layout = sf_layout(v, sfb, "sfb", device::ceil_div<int64_t>(n, 128), sf_k, /*allow_mn_major=*/true);
-    r.sfb_kstride = layout == SfLayout::kRowMajor ? 1 : sfb.stride(1);
+    r.sfb_blocks = {sfb.data, sfb.stride(0), layout == SfLayout::kRowMajor ? 1 : sfb.stride(1), 0};
   } else {
     const bool sfb_row_major = sf_layout(v, sfb, "sfb", n, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
     call.sfb = {sfb_row_major ? 1 : 0, sfb.stride(0), reinterpret_cast<uintptr_t>(sfb.data)};
+    r.sfb_rows = {sfb, n, sf_k, sfb_row_major, sfb.stride(0)};
   }
-  r.sfb_ld = sfb.stride(0);
   v.same_device(a, "a", sfa, "sfa");
   v.same_device(a, "a", sfb, "sfb");
 
@@ -126,6 +121,9 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   return r;
 }
 
+// set_grouped_config_overrides's fields for this thread (empty: none).
+thread_local std::map<std::string, int> thread_grouped_overrides;
+
 heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice>& choice_memo() {
   static heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice> memo;
   return memo;
@@ -133,50 +131,21 @@ heuristics::Memo<heuristics::Fp8GemmProblem, heuristics::Fp8GemmChoice>& choice_
 
 
 Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp8GemmLaunch& launch,
-                              const ResolvedGemm& r, const TensorView& a, const TensorView& sfa, const TensorView& b,
-                              const TensorView& sfb, const TensorView& d, void* workspace, void* tile_counters,
-                              const char* op) {
+                              const ResolvedGemm& r, const TensorView& a, const TensorView& b, const TensorView& d,
+                              void* workspace, void* tile_counters, const char* op) {
   const auto& p = r.problem;
-  const int64_t sf_k = device::ceil_div<int64_t>(p.k, 128);
+  const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
   Sm90Fp8GemmParams params{};
-  // A's last tile row, where M leaves it partly empty (no A-sharing pair): a box of M's rows only (sm90_fp8_gemm.cuh,
-  // a_tail_rows); the whole-tile box only where M has a full tile row.
-  const int64_t m_tail = p.m % cfg.block_m;
-  const bool a_tail = cfg.cluster_n == 1 && m_tail != 0;
-  if (!a_tail || p.m >= cfg.block_m) {
-    params.tma_a = api::sm90::fp8_operand_map(a, p.m, p.k, uint32_t(cfg.block_m / cfg.cluster_n), op);
-  }
-  if (a_tail) {
-    params.a_tail_rows = static_cast<int>((m_tail + 7) / 8 * 8);
-    params.tma_a_tail = api::sm90::fp8_operand_map(a, p.m, p.k, uint32_t(params.a_tail_rows), op);
-  }
-  params.tma_b = api::sm90::fp8_operand_map(b, p.n, p.k, uint32_t(cfg.block_n / cfg.cluster_m), op);
-  // D by warpgroup rows, one swizzle atom of columns per box (the epilogue's staging tile).
-  const int swizzle_d = device::d_swizzle_bytes(cfg);
-  params.tma_d = api::sm90::output_map(d, p.m, p.n, uint32_t(swizzle_d / device::out_elem_bytes(cfg)),
-                                       uint32_t(cfg.block_m / device::num_math_wgs(cfg)), swizzle_d, op);
-  // sf_chunks: row-major [rows, sf_k] scales, a box of 4 k-blocks (16 bytes) of every tile row.
-  const uint32_t chunk = device::kSfChunkKBlocks;
-  if (device::sfa_chunked(cfg)) {
-    params.tma_sfa = api::sm90::row_scale_chunk_map(sfa, p.m, sf_k, r.sfa_ld, chunk, cfg.block_m, op);
-  }
-  if (device::sfb_chunked(cfg)) {
-    params.tma_sfb = api::sm90::row_scale_chunk_map(sfb, p.n, sf_k, r.sfb_ld, chunk, cfg.block_n, op);
-  }
-  if (p.sfa_k_major == 0) params.tma_sfa = api::sm90::mn_major_scale_map(sfa, p.m, sf_k, uint32_t(cfg.block_m), op);
-  if (p.recipe == device::kRecipe1D1D && !p.sfb_k_major) {
-    params.tma_sfb = api::sm90::mn_major_scale_map(sfb, p.n, sf_k, uint32_t(cfg.block_n), op);
-  }
-  params.sfa = static_cast<const float*>(sfa.data);
-  params.sfb = static_cast<const float*>(sfb.data);
-  params.m = static_cast<int>(p.m);
-  params.n = static_cast<int>(p.n);
-  params.k = static_cast<int>(p.k);
-  params.raster_band = launch.raster_band;
-  params.sfa_ld = static_cast<int>(r.sfa_ld);
-  params.sfb_ld = static_cast<int>(r.sfb_ld);
-  params.sfb_kstride = static_cast<int>(r.sfb_kstride);
-  if (device::reduces_from_registers(cfg)) {  // D by pointer (row stride even: TMA-aligned)
+  api::sm90::set_operand_maps(params, tile, a, p.m, b, p.n, p.k, /*a_tail=*/true, op);
+  params.tma_d = api::sm90::d_map(tile, d, p.m, p.n, op);
+  const bool per_row_sfb = cfg.recipe == device::kRecipe1D1D;
+  api::set_fp8_scales(params.scales, cfg, r.sfa, per_row_sfb ? &r.sfb_rows : nullptr,
+                      per_row_sfb ? nullptr : &r.sfb_blocks, op);
+  params.schedule.m = static_cast<int>(p.m);
+  params.schedule.n = static_cast<int>(p.n);
+  params.schedule.k = static_cast<int>(p.k);
+  params.schedule.raster_band = launch.raster_band;
+  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
     params.d = static_cast<float*>(d.data);
     params.ldd = d.stride(0);
   }
@@ -188,8 +157,7 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
 }
 
 void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, const ResolvedGemm& r,
-                     const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
-                     const TensorView& d, cudaStream_t stream) {
+                     const TensorView& a, const TensorView& b, const TensorView& d, cudaStream_t stream) {
   const Sm90Fp8GemmConfig& cfg = choice.config;
   const auto& p = r.problem;
   const jit::LoadedKernel& kernel = api::fp8_gemm_kernel(cfg, op, stream);
@@ -204,11 +172,8 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
   }
   const runtime::Workspace workspace(counter_bytes, partial_bytes, stream, op);  // held until the launch
   const Sm90Fp8GemmParams params =
-      make_params(cfg, choice.launch, r, a, sfa, b, sfb, d, workspace.partials(), workspace.counters(), op);
-  api::sm90::launch_persistent(kernel,
-                               {choice.launch.num_sms, device::cluster_size(cfg), unsigned(device::num_threads(cfg)),
-                                device::smem_bytes(cfg), a.device},
-                               &params, stream);
+      make_params(cfg, choice.launch, r, a, b, d, workspace.partials(), workspace.counters(), op);
+  api::fp8_gemm_launch(kernel, choice, &params, a.device, stream);
 }
 
 // Validation, zero-size handling and the C prefill shared by every entry point; returns false when there is nothing
@@ -231,20 +196,16 @@ void run_fp8_gemm(const char* op, const TensorView& a, const TensorView& sfa, co
   ResolvedGemm r;
   const heuristics::Fp8GemmChoice* choice = nullptr;
   const bool run = prepare(op, a, sfa, b, sfb, d, c, options, stream, r, [&] {
-    choice = &api::fp8_gemm_choice(r.problem);
-    if (choice->num_tiles == 0) {
-      throw Error(ErrorKind::kUnsupported,
-                  std::string(op) + ": no kernel configuration fits " + heuristics::describe(r.problem));
-    }
+    choice = &api::sm90::fitting(op, api::fp8_gemm_choice(r.problem), [&] { return heuristics::describe(r.problem); });
   });
-  if (run) launch_fp8_gemm(op, *choice, r, a, sfa, b, sfb, d, stream);
+  if (run) launch_fp8_gemm(op, *choice, r, a, b, d, stream);
 }
 
 // Why `choice` cannot run problem `p` (nullptr: it can).
 const char* config_mismatch(const heuristics::Fp8GemmChoice& choice, const heuristics::Fp8GemmProblem& p) {
   const auto& config = choice.config;
   if (config.recipe != p.recipe || config.out_dtype != p.out_dtype || config.accumulate != p.accumulate ||
-      config.sfa_k_major != p.sfa_k_major || (p.recipe == device::kRecipe1D1D && config.sfb_k_major != p.sfb_k_major)) {
+      config.sfa_k_major != p.sfa_k_major || config.sfb_k_major != p.sfb_k_major) {
     return "its recipe, out_dtype, accumulate or scale layouts differ from the problem's";
   }
   if (config.sf_chunks == 1 && p.sf_rows_tma == 0) return "sf_chunks needs scale rows that are 16-byte aligned";
@@ -260,27 +221,15 @@ const char* config_mismatch(const heuristics::Fp8GemmChoice& choice, const heuri
 
 namespace api {
 
-SfLayout sf_layout(const Validator& v, const TensorView& sf, const char* arg, int64_t rows, int64_t sf_k,
-                   bool allow_mn_major) {
-  v.on_device(sf, arg);
-  v.dtype(sf, arg, {DType::kFloat32});
-  v.rank(sf, arg, {2});
-  v.shape(sf, arg, {rows, sf_k});
-  const bool row_major = sf.stride(1) == 1 || sf_k == 1;
-  if (row_major && (sf.stride(0) >= sf_k || rows == 1)) return SfLayout::kRowMajor;
-  if (allow_mn_major && (sf.stride(0) == 1 || rows == 1) && sf.stride(1) % 4 == 0 && sf.stride(1) >= rows &&
-      reinterpret_cast<uintptr_t>(sf.data) % 16 == 0) {
-    return SfLayout::kMnMajorTmaAligned;
-  }
-  v.fail(arg, std::string("must be row-major [") + std::to_string(rows) + ", " + std::to_string(sf_k) + "]" +
-                  (allow_mn_major ? " or MN-major TMA-aligned (strides (1, align(" + std::to_string(rows) + ", 4)))"
-                                  : "") +
-                  ", got strides " + api::stride_string(sf));
-}
-
 const jit::LoadedKernel& fp8_gemm_kernel(const device::Sm90Fp8GemmConfig& config, const char* op, cudaStream_t stream) {
   static jit::KernelCache<Sm90Fp8GemmConfig> cache(&api::render_sm90_fp8_gemm);
   return cache.get(config, op, stream);
+}
+
+void fp8_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Fp8GemmChoice& choice,
+                     const device::Sm90Fp8GemmParams* params, int device, cudaStream_t stream) {
+  sm90::launch_gemm(kernel, sm90::gemm_tile(choice.config, device::smem_bytes(choice.config)), choice.launch.num_sms,
+                    params, device, stream);
 }
 
 const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProblem& problem) {
@@ -289,6 +238,25 @@ const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProble
       std::fprintf(stderr, "hopgemm: %s\n", heuristics::describe(ch).c_str());
     }
   });
+}
+
+heuristics::Fp8GemmChoice fp8_grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
+  const heuristics::Fp8GemmChoice& choice =
+      sm90::fitting(op, fp8_gemm_choice(problem), [&] { return heuristics::describe(problem); });
+  const bool scoped = !thread_grouped_overrides.empty();
+  if (!scoped && !runtime::env().grouped_config) return choice;
+  const char* who = scoped ? "set_grouped_config_overrides" : "HOPGEMM_GROUPED_CONFIG";
+  heuristics::Fp8GemmChoice changed;
+  if (scoped) {
+    changed = apply_config_overrides(choice, thread_grouped_overrides, who);
+  } else {
+    static const std::map<std::string, int> overrides = parse_config_overrides(*runtime::env().grouped_config, who);
+    changed = apply_config_overrides(choice, overrides, who);
+  }
+  if (const char* rule = device::config_violation(changed.config)) {
+    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": " + who + " makes an invalid config: " + rule);
+  }
+  return changed;
 }
 
 heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -308,7 +276,7 @@ void fp8_gemm_nt_with_config(const TensorView& a, const TensorView& sfa, const T
     }
   };
   if (!prepare("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream, r, check_config)) return;
-  launch_fp8_gemm("fp8_gemm_nt", choice, r, a, sfa, b, sfb, d, stream);
+  launch_fp8_gemm("fp8_gemm_nt", choice, r, a, b, d, stream);
 }
 
 }  // namespace api
@@ -340,6 +308,11 @@ void fp8_gemm_tn(const TensorView& a, const TensorView& sfa, const TensorView& b
 void fp8_gemm_tt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
   run_fp8_gemm("fp8_gemm_tt", transposed(a), transposed(sfa), b, sfb, d, c, options, stream);
+}
+
+void set_grouped_config_overrides(const std::map<std::string, int>& overrides) {
+  api::apply_config_overrides(heuristics::Fp8GemmChoice{}, overrides, "set_grouped_config_overrides");  // names checked
+  thread_grouped_overrides = overrides;
 }
 
 void fp8_gemm_nt_with_overrides(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,

@@ -10,13 +10,11 @@
 
 namespace hopgemm::api {
 
-// How a scale-factor tensor [rows, sf_k] is laid out; the kernels read either form directly.
-enum class SfLayout { kRowMajor, kMnMajorTmaAligned };
-// The layout of `sf` (FP32 [rows, sf_k] on the device), or a failure naming `arg` (MN-major only where allowed).
-SfLayout sf_layout(const Validator& v, const TensorView& sf, const char* arg, int64_t rows, int64_t sf_k,
-                   bool allow_mn_major);
 // The FP8 GEMM kernel of `config`, compiled or loaded once per process (every FP8 GEMM op shares the cache).
 const jit::LoadedKernel& fp8_gemm_kernel(const device::Sm90Fp8GemmConfig& config, const char* op, cudaStream_t stream);
+// That kernel with `choice`'s config and launch parameters (every FP8 GEMM op launches through it).
+void fp8_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Fp8GemmChoice& choice,
+                     const device::Sm90Fp8GemmParams* params, int device, cudaStream_t stream);
 
 // Validates like fp8_gemm_nt and returns the problem the heuristics would see.
 heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -26,6 +24,11 @@ heuristics::Fp8GemmProblem fp8_gemm_problem(const TensorView& a, const TensorVie
 // The heuristics' choice for `problem`, memoised as fp8_gemm_nt's own (choosing ranks every candidate config: tens
 // of microseconds, which a timing loop of the override hook must not pay on every call).
 const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProblem& problem);
+
+// The grouped ops' choice: fp8_gemm_choice where some config fits (else Error(kUnsupported) naming `op`), with
+// the fields of set_grouped_config_overrides (this thread), else of HOPGEMM_GROUPED_CONFIG, where one is set (an
+// invalid result: Error(kInvalidArgument)).
+heuristics::Fp8GemmChoice fp8_grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem);
 
 // fp8_gemm_nt with `choice`'s config and launch parameters (the config must match the problem's recipe, dtypes and
 // scale layouts).

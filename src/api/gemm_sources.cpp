@@ -123,3 +123,17 @@ std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& 
 }
 
 }  // namespace hopgemm::api
+
+namespace hopgemm::api {
+
+std::vector<jit::KernelSource> fp8_gemm_suite_sources(const std::string& suite, int num_sms) {
+  if (suite != kMoeSuite) return gemm_suite_sources(suite_gemms(suite), num_sms);
+  std::vector<jit::KernelSource> sources;
+  for (const auto& problem : moe_suite_problems(num_sms)) {
+    const auto choice = heuristics::choose_fp8_gemm_config(problem);
+    if (choice.num_tiles > 0) sources.push_back(render_sm90_fp8_gemm(choice.config));
+  }
+  return sources;
+}
+
+}  // namespace hopgemm::api

@@ -41,5 +41,8 @@ heuristics::Fp8GemmProblem suite_gemm_problem(const SuiteGemm& gemm, int num_sms
                                               int tc_util = 100);
 // Every FP8 GEMM kernel the suite's shapes select on a device with `num_sms` SMs (de-duplicated by the caller).
 std::vector<jit::KernelSource> gemm_suite_sources(const std::vector<SuiteGemm>& gemms, int num_sms);
+// The FP8 family's precompile entry (suite_sources.hpp): the dense suites' kernels (gemm_suite_sources), or the MoE
+// suite's (moe_suite_problems).
+std::vector<jit::KernelSource> fp8_gemm_suite_sources(const std::string& suite, int num_sms);
 
 }  // namespace hopgemm::api

@@ -1,26 +1,25 @@
 // MoE grouped FP8 GEMMs (include/hopgemm/grouped_gemm.hpp): validate -> problem -> config (memoised) -> kernel
-// (cached) -> launch. They run the FP8 GEMM kernel with a grouped scheduler (device/scheduler/sm90_m_group_*,
-// sm90_k_grouped_scheduler.cuh): the kernel, its cache and its heuristics are the dense GEMM's.
+// (cached) -> launch. This file is the validation and each layout's params; the choice, the descriptors, the scales
+// and the launch are the FP8 family's and the SM90 kit's (gemm_internal.hpp, fp8_scales.hpp, sm90_launch.hpp). They
+// run the FP8 GEMM kernel with a grouped scheduler (device/scheduler/sm90_m_group_*, sm90_k_grouped_scheduler.cuh):
+// the kernel, its cache and its heuristics are the dense GEMM's.
 #include "hopgemm/grouped_gemm.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <optional>
 #include <string>
 
+#include "api/fp8_scales.hpp"
 #include "api/gemm_internal.hpp"
-#include "api/gemm_sources.hpp"
 #include "api/sm90_launch.hpp"
 #include "api/validate.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/layout.hpp"
 #include "hopgemm/runtime.hpp"
-#include "hopgemm/tuning.hpp"
-#include "runtime/env.hpp"
 #include "runtime/workspace.hpp"
 
 namespace hopgemm {
@@ -85,11 +84,7 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   if (s.k % 16 != 0) v.fail("b", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + str(s.k));
   if (s.n % 8 != 0) v.fail("d", "must have N a multiple of 8 (bfloat16 rows of 16 bytes), got N = " + str(s.n));
   if (s.rows > INT32_MAX || s.groups * s.n > INT32_MAX || s.k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
-  const auto& r = options.recipe;
-  if (r != std::array<int, 3>{0, 0, 0} && r != std::array<int, 3>{1, 128, 128}) {
-    v.unsupported("recipe (" + str(r[0]) + ", " + str(r[1]) + ", " + str(r[2]) +
-                  ") is not supported by the M-grouped GEMMs on SM90; use (1, 128, 128)");
-  }
+  api::resolve_recipe(v, options.recipe, device::kRecipe1D2D, {device::kRecipe1D2D}, " by the M-grouped GEMMs");
   v.on_device(sfb, "sfb");
   v.dtype(sfb, "sfb", {DType::kFloat32});
   v.rank(sfb, "sfb", {3});
@@ -118,77 +113,29 @@ void check_memory(const api::Validator& v, const TensorView& d, std::initializer
   }
 }
 
-// set_grouped_config_overrides's fields for this thread (empty: none).
-thread_local std::map<std::string, int> thread_grouped_overrides;
-
-// The heuristics' choice (memoised), with the fields of set_grouped_config_overrides, else of HOPGEMM_GROUPED_CONFIG,
-// where one is set.
-heuristics::Fp8GemmChoice grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
-  const heuristics::Fp8GemmChoice& choice = api::fp8_gemm_choice(problem);
-  if (choice.num_tiles == 0) {
-    throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits " + heuristics::describe(problem));
-  }
-  const bool scoped = !thread_grouped_overrides.empty();
-  if (!scoped && !runtime::env().grouped_config) return choice;
-  const char* who = scoped ? "set_grouped_config_overrides" : "HOPGEMM_GROUPED_CONFIG";
-  heuristics::Fp8GemmChoice changed;
-  if (scoped) {
-    changed = api::apply_config_overrides(choice, thread_grouped_overrides, who);
-  } else {
-    static const std::map<std::string, int> overrides = api::parse_config_overrides(*runtime::env().grouped_config, who);
-    changed = api::apply_config_overrides(choice, overrides, who);
-  }
-  if (const char* rule = device::config_violation(changed.config)) {
-    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": " + who + " makes an invalid config: " + rule);
-  }
-  return changed;
-}
-
-void launch(const jit::LoadedKernel& kernel, const heuristics::Fp8GemmChoice& choice, const Sm90Fp8GemmParams& params,
-            int device, cudaStream_t stream) {
-  const Sm90Fp8GemmConfig& cfg = choice.config;
-  api::sm90::launch_persistent(kernel,
-                               {choice.launch.num_sms, device::cluster_size(cfg), unsigned(device::num_threads(cfg)),
-                                device::smem_bytes(cfg), device},
-                               &params, stream);
-}
-
-// The params every M-grouped launch shares: A and D as [rows, K] / [rows, N], B as [G N, K], the block scales.
-Sm90Fp8GemmParams m_grouped_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp8GemmLaunch& launch,
-                                   const MGroupedShape& s, const TensorView& a, const TensorView& b,
+// The params every M-grouped launch shares: A and D as [rows, K] / [rows, N], B as [G N, K], the block scales, the
+// per-row A scales (sfa) as the layout reads them.
+Sm90Fp8GemmParams m_grouped_params(const heuristics::Fp8GemmChoice& choice, const MGroupedShape& s,
+                                   const TensorView& a, const api::RowScales& sfa, const TensorView& b,
                                    const TensorView& sfb, const TensorView& d, const TensorView& layout,
                                    const char* op) {
+  const Sm90Fp8GemmConfig& cfg = choice.config;
+  const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
   Sm90Fp8GemmParams p{};
-  p.tma_a = api::sm90::fp8_operand_map(rows_view(a, s.rows), s.rows, s.k, uint32_t(cfg.block_m / cfg.cluster_n), op);
-  p.tma_b = api::sm90::fp8_operand_map(rows_view(b, s.groups * s.n), s.groups * s.n, s.k,
-                                       uint32_t(cfg.block_n / cfg.cluster_m), op);
-  const int swizzle_d = device::d_swizzle_bytes(cfg);
-  p.tma_d = api::sm90::output_map(rows_view(d, s.rows), s.rows, s.n, uint32_t(swizzle_d / device::out_elem_bytes(cfg)),
-                                  uint32_t(cfg.block_m / device::num_math_wgs(cfg)), swizzle_d, op);
-  p.sfb = static_cast<const float*>(sfb.data);
-  p.sfb_ld = static_cast<int>(sfb.stride(1));
-  p.sfb_kstride = static_cast<int>(sfb.stride(2));
-  p.sfb_group_stride = sfb.stride(0);
-  p.m = static_cast<int>(s.rows);
-  p.n = static_cast<int>(s.n);
-  p.k = static_cast<int>(s.k);
-  p.raster_band = launch.raster_band;
+  api::sm90::set_operand_maps(p, tile, rows_view(a, s.rows), s.rows, rows_view(b, s.groups * s.n), s.groups * s.n, s.k,
+                              /*a_tail=*/false, op);
+  p.tma_d = api::sm90::d_map(tile, rows_view(d, s.rows), s.rows, s.n, op);
+  const api::BlockScales blocks{sfb.data, sfb.stride(1), sfb.stride(2), sfb.stride(0)};
+  api::set_fp8_scales(p.scales, cfg, sfa, nullptr, &blocks, op);
+  p.schedule.m = static_cast<int>(s.rows);
+  p.schedule.n = static_cast<int>(s.n);
+  p.schedule.k = static_cast<int>(s.k);
+  p.schedule.raster_band = choice.launch.raster_band;
   p.d = d.data;
   p.ldd = d.stride(-2);
-  p.grouped_layout = static_cast<const int32_t*>(layout.data);
-  p.num_groups = static_cast<int>(s.groups);
+  p.schedule.grouped_layout = static_cast<const int32_t*>(layout.data);
+  p.schedule.num_groups = static_cast<int>(s.groups);
   return p;
-}
-
-// Per-row A scales [rows, ceil(K/128)] as a flat row-major matrix, or MN-major TMA-aligned (a TMA map of block_m rows).
-void set_row_major_or_mn_sfa(Sm90Fp8GemmParams& p, const Sm90Fp8GemmConfig& cfg, const TensorView& sfa, int64_t rows,
-                             int64_t sf_k, const char* op) {
-  p.sfa = static_cast<const float*>(sfa.data);
-  if (cfg.sfa_k_major == 1) {
-    p.sfa_ld = static_cast<int>(sfa.stride(-2));
-  } else {
-    p.tma_sfa = api::sm90::mn_major_scale_map(sfa, rows, sf_k, uint32_t(cfg.block_m), op);
-  }
 }
 
 void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -215,21 +162,15 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   const heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
       ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)),
       s.n, s.k, s.groups, sfa_row_major ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
-  const heuristics::Fp8GemmChoice choice = grouped_choice(op, problem);
-  const Sm90Fp8GemmConfig& cfg = choice.config;
-  Sm90Fp8GemmParams p = m_grouped_params(cfg, choice.launch, s, a, b, sfb, d, layout, op);
-  set_row_major_or_mn_sfa(p, cfg, sfa, s.rows, sf_k, op);
-  p.ranges_kind = device::kRangesFromEnds;
-  p.group_align = options.layout == ContiguousLayout::kPacked ? 1 : alignment;
-  launch(api::fp8_gemm_kernel(cfg, op, stream), choice, p, a.device, stream);
+  const heuristics::Fp8GemmChoice choice = api::fp8_grouped_choice(op, problem);
+  const api::RowScales sfa_rows{sfa, s.rows, sf_k, sfa_row_major, sfa.stride(-2)};
+  Sm90Fp8GemmParams p = m_grouped_params(choice, s, a, sfa_rows, b, sfb, d, layout, op);
+  p.schedule.ranges_kind = device::kRangesFromEnds;
+  p.schedule.group_align = options.layout == ContiguousLayout::kPacked ? 1 : alignment;
+  api::fp8_gemm_launch(api::fp8_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);
 }
 
 }  // namespace
-
-void set_grouped_config_overrides(const std::map<std::string, int>& overrides) {
-  api::apply_config_overrides(heuristics::Fp8GemmChoice{}, overrides, "set_grouped_config_overrides");  // names checked
-  thread_grouped_overrides = overrides;
-}
 
 int get_mk_alignment_for_contiguous_layout() { return mk_alignment().load(std::memory_order_relaxed); }
 
@@ -280,9 +221,8 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   v.same_device(a, "a", sfa, "sfa");
   const bool sfa_row_major = (sfa.stride(2) == 1 || sf_k == 1) && sfa.stride(1) >= sf_k &&
                              (s.groups == 1 || sfa.stride(0) == m_max * sfa.stride(1));
-  const bool sfa_mn_major = !sfa_row_major && sfa.stride(1) == 1 && sfa.stride(2) % 4 == 0 && sfa.stride(2) >= m_max &&
-                            (s.groups == 1 || sfa.stride(0) == sf_k * sfa.stride(2)) &&
-                            reinterpret_cast<uintptr_t>(sfa.data) % 16 == 0;
+  const bool sfa_mn_major = !sfa_row_major && api::mn_major_tma_aligned(sfa, m_max) &&
+                            (s.groups == 1 || sfa.stride(0) == sf_k * sfa.stride(2));
   if (!sfa_row_major && !sfa_mn_major) {
     v.fail("sfa", "must be row-major [G, M_max, ceil(K/128)] or per group MN-major TMA-aligned (strides (sf_k * "
                   "align(M_max, 4), 1, align(M_max, 4))), got strides " + api::stride_string(sfa));
@@ -295,24 +235,22 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   const heuristics::Fp8GemmProblem problem =
       heuristics::make_m_grouped_problem(device::kGroupingMRanges, std::min(expected_m, m_max), s.n, s.k, s.groups,
                                          sfa_row_major ? 1 : 0, 0, get_num_sms(a.device), get_tc_util());
-  const heuristics::Fp8GemmChoice choice = grouped_choice(op, problem);
-  const Sm90Fp8GemmConfig& cfg = choice.config;
-  Sm90Fp8GemmParams p = m_grouped_params(cfg, choice.launch, s, a, b, sfb, d, masked_m, op);
-  if (sfa_row_major) {
-    set_row_major_or_mn_sfa(p, cfg, rows_view(sfa, s.rows), s.rows, sf_k, op);
-  } else {
-    TensorView columns = sfa;  // [M_max, G x sf_k], column stride align(M_max, 4)
-    columns.rank = 2;
-    columns.shape[0] = m_max;
-    columns.shape[1] = s.groups * sf_k;
-    columns.strides[0] = 1;
-    columns.strides[1] = sfa.stride(2);
-    set_row_major_or_mn_sfa(p, cfg, columns, m_max, s.groups * sf_k, op);
-    p.sfa_group_k_blocks = static_cast<int>(sf_k);
-  }
-  p.ranges_kind = device::kRangesMasked;
-  p.group_rows = static_cast<int>(m_max);
-  launch(api::fp8_gemm_kernel(cfg, op, stream), choice, p, a.device, stream);
+  const heuristics::Fp8GemmChoice choice = api::fp8_grouped_choice(op, problem);
+  // Row-major: the rows of all groups; MN-major: one [M_max, G x sf_k] map, column stride align(M_max, 4), whose
+  // group columns the kernel offsets (sfa_group_k_blocks).
+  TensorView columns = sfa;
+  columns.rank = 2;
+  columns.shape[0] = m_max;
+  columns.shape[1] = s.groups * sf_k;
+  columns.strides[0] = 1;
+  columns.strides[1] = sfa.stride(2);
+  const api::RowScales sfa_rows = sfa_row_major ? api::RowScales{rows_view(sfa, s.rows), s.rows, sf_k, true, sfa.stride(1)}
+                                                : api::RowScales{columns, m_max, s.groups * sf_k, false, 0};
+  Sm90Fp8GemmParams p = m_grouped_params(choice, s, a, sfa_rows, b, sfb, d, masked_m, op);
+  if (!sfa_row_major) p.scales.sfa_group_k_blocks = static_cast<int>(sf_k);
+  p.schedule.ranges_kind = device::kRangesMasked;
+  p.schedule.group_rows = static_cast<int>(m_max);
+  api::fp8_gemm_launch(api::fp8_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);
 }
 
 void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -331,11 +269,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   v.contiguous(b, "b");
   v.same_device(a, "a", b, "b");
   v.same_device(a, "a", d, "d");
-  const auto& r = options.recipe;
-  if (r != std::array<int, 3>{0, 0, 0} && r != std::array<int, 3>{1, 1, 128}) {
-    v.unsupported("recipe (" + str(r[0]) + ", " + str(r[1]) + ", " + str(r[2]) +
-                  ") is not supported by the K-grouped GEMM on SM90; use (1, 1, 128)");
-  }
+  api::resolve_recipe(v, options.recipe, device::kRecipe1D1D, {device::kRecipe1D1D}, " by the K-grouped GEMM");
   const int64_t groups = d.size(0), m = d.size(1), n = d.size(2);
   if (static_cast<int64_t>(ks.size()) != groups) {
     v.fail("ks", "must give one K per group: d holds " + str(groups) + " groups, ks has " + str(int64_t(ks.size())));
@@ -367,9 +301,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
     v.rank(*sf, name, {2});
     v.shape(*sf, name, {rows, sf_k});
     v.same_device(a, "a", *sf, name);
-    const bool mn_major = (sf->stride(0) == 1 || rows == 1) && sf->stride(1) % 4 == 0 && sf->stride(1) >= rows &&
-                          reinterpret_cast<uintptr_t>(sf->data) % 16 == 0;
-    if (!mn_major && sf_k > 0) {
+    if (!api::mn_major_tma_aligned(*sf, rows) && sf_k > 0) {
       v.fail(name, "must be MN-major TMA-aligned (strides (1, align(rows, 4)), as get_mn_major_tma_aligned_tensor "
                    "returns it), got strides " + api::stride_string(*sf));
     }
@@ -395,7 +327,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   if (non_empty > 0) {
     // The model sees the mean K of the groups that have one.
     problem = heuristics::make_k_grouped_problem(m, n, sum_k / non_empty, non_empty, get_num_sms(a.device), get_tc_util());
-    choice = grouped_choice(op, problem);
+    choice = api::fp8_grouped_choice(op, problem);
   }
   // Everything that may refuse (the kernel load, the workspace) before C reaches D.
   const jit::LoadedKernel* kernel = choice ? &api::fp8_gemm_kernel(choice->config, op, stream) : nullptr;
@@ -409,6 +341,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   if (!choice) return;
 
   const Sm90Fp8GemmConfig& cfg = choice->config;
+  const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
   Sm90Fp8GemmParams p{};
   // The template maps: the first non-empty group's A and B; the producer patches base, K and row stride per group.
   int64_t offset = 0;
@@ -416,24 +349,23 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   const int64_t k0 = ks[first];
   const TensorView a0 = make_tensor(static_cast<uint8_t*>(a.data) + offset * m, DType::kFloat8E4M3, {m, k0}, {k0, 1}, a.device);
   const TensorView b0 = make_tensor(static_cast<uint8_t*>(b.data) + offset * n, DType::kFloat8E4M3, {n, k0}, {k0, 1}, b.device);
-  p.tma_a = api::sm90::fp8_operand_map(a0, m, k0, uint32_t(cfg.block_m / cfg.cluster_n), op);
-  p.tma_b = api::sm90::fp8_operand_map(b0, n, k0, uint32_t(cfg.block_n / cfg.cluster_m), op);
-  p.tma_sfa = api::sm90::mn_major_scale_map(sfa, m, sf_k, uint32_t(cfg.block_m), op);
-  p.tma_sfb = api::sm90::mn_major_scale_map(sfb, n, sf_k, uint32_t(cfg.block_n), op);
-  p.m = static_cast<int>(m);
-  p.n = static_cast<int>(n);
-  p.k = static_cast<int>(k0);
-  p.raster_band = choice->launch.raster_band;
+  api::sm90::set_operand_maps(p, tile, a0, m, b0, n, k0, /*a_tail=*/false, op);
+  const api::RowScales sfb_rows{sfb, n, sf_k, false, 0};
+  api::set_fp8_scales(p.scales, cfg, {sfa, m, sf_k, false, 0}, &sfb_rows, nullptr, op);
+  p.schedule.m = static_cast<int>(m);
+  p.schedule.n = static_cast<int>(n);
+  p.schedule.k = static_cast<int>(k0);
+  p.schedule.raster_band = choice->launch.raster_band;
   p.d = d.data;
   p.ldd = n;
-  p.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
-  p.num_groups = static_cast<int>(groups);
-  p.group_rows = static_cast<int>(m);
+  p.schedule.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
+  p.schedule.num_groups = static_cast<int>(groups);
+  p.schedule.group_rows = static_cast<int>(m);
   p.a_base = static_cast<const uint8_t*>(a.data);
   p.b_base = static_cast<const uint8_t*>(b.data);
   p.tensor_map_slots = static_cast<device::TmaDescriptor*>(workspace.partials());
-  p.k_blocks_total = static_cast<int>(sf_k);  // what the buffers hold: the device's ks are clamped to it
-  launch(*kernel, *choice, p, a.device, stream);
+  p.schedule.k_blocks_total = static_cast<int>(sf_k);  // what the buffers hold: the device's ks are clamped to it
+  api::fp8_gemm_launch(*kernel, *choice, &p, a.device, stream);
 }
 
 void k_grouped_fp8_gemm_tn_contiguous(const TensorView&, const TensorView&, const TensorView&, const TensorView&,

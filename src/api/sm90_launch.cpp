@@ -7,9 +7,29 @@
 
 namespace hopgemm::api::sm90 {
 
-device::TmaDescriptor fp8_operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t box_rows, const char* op) {
-  return tma::encode_2d({DType::kFloat8E4M3, t.data, uint64_t(k), uint64_t(rows), uint64_t(t.stride(0)), 128, box_rows,
-                         tma::Swizzle::k128B},
+device::TmaDescriptor operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t box_rows, const char* op) {
+  const int64_t elem = t.element_size();
+  return tma::encode_2d({t.dtype, t.data, uint64_t(k), uint64_t(rows), uint64_t(t.stride(0) * elem),
+                         uint32_t(device::kSm90KBlockBytes / elem), box_rows, tma::Swizzle::k128B},
+                        op);
+}
+
+void set_operand_maps(device::Sm90GemmParams& p, const GemmTile& tile, const TensorView& a, int64_t m,
+                      const TensorView& b, int64_t n, int64_t k, bool a_tail, const char* op) {
+  const int64_t m_tail = m % tile.block_m;
+  const bool tail = a_tail && tile.cluster_n == 1 && m_tail != 0;
+  if (!tail || m >= tile.block_m) p.tma_a = operand_map(a, m, k, uint32_t(tile.block_m / tile.cluster_n), op);
+  if (tail) {
+    p.a_tail_rows = static_cast<int>((m_tail + 7) / 8 * 8);
+    p.tma_a_tail = operand_map(a, m, k, uint32_t(p.a_tail_rows), op);
+  }
+  p.tma_b = operand_map(b, n, k, uint32_t(tile.block_n / tile.cluster_m), op);
+}
+
+device::TmaDescriptor d_map(const GemmTile& tile, const TensorView& d, int64_t rows, int64_t cols, const char* op) {
+  return tma::encode_2d({d.dtype, d.data, uint64_t(cols), uint64_t(rows), uint64_t(d.stride(0)) * d.element_size(),
+                         uint32_t(tile.d_swizzle_bytes / tile.out_elem_bytes), uint32_t(tile.block_m / tile.math_wgs),
+                         tma::swizzle_for_bytes(tile.d_swizzle_bytes)},
                         op);
 }
 
@@ -24,13 +44,6 @@ device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, in
                                           uint32_t box_rows, const char* op) {
   return tma::encode_2d({DType::kFloat32, sf.data, uint64_t(sf_k), uint64_t(rows), uint64_t(ld) * 4, chunk_k, box_rows,
                          tma::Swizzle::kNone},
-                        op);
-}
-
-device::TmaDescriptor output_map(const TensorView& d, int64_t rows, int64_t cols, uint32_t box_cols, uint32_t box_rows,
-                                 int swizzle_bytes, const char* op) {
-  return tma::encode_2d({d.dtype, d.data, uint64_t(cols), uint64_t(rows), uint64_t(d.stride(0)) * d.element_size(),
-                         box_cols, box_rows, tma::swizzle_for_bytes(swizzle_bytes)},
                         op);
 }
 

@@ -94,6 +94,28 @@ std::optional<GemmRole> gemm_role_from_name(const std::string& name) {
   return std::nullopt;
 }
 
+std::span<const PrecompileFamily> precompile_families() {
+  // The layout, quantisation and indexer kernels do not depend on the shapes: the same few serve every suite.
+  static constexpr PrecompileFamily kFamilies[] = {
+      {"sm90_sf_layout", [](const std::string&, int) { return layout_suite_sources(); }},
+      {"sm90_quantize_fp8", [](const std::string&, int) { return quantize_suite_sources(); }},
+      {"sm90_mqa_logits", [](const std::string&, int) { return mqa_logits_suite_sources(); }},
+      {"sm90_fp8_gemm", &fp8_gemm_suite_sources},
+  };
+  return kFamilies;
+}
+
+std::vector<jit::KernelSource> precompile_sources(const std::string& suite, int num_sms) {
+  std::vector<jit::KernelSource> sources;
+  std::set<std::string> seen;
+  for (const PrecompileFamily& family : precompile_families()) {
+    for (auto& source : family.sources(suite, num_sms)) {
+      if (seen.insert(source.code).second) sources.push_back(std::move(source));
+    }
+  }
+  return sources;
+}
+
 std::vector<std::string> suite_names() { return {"deepseek-v3", "wgrad-pr95"}; }
 
 const std::vector<SuiteGemm>& suite_gemms(const std::string& suite) {
@@ -118,17 +140,7 @@ PrecompileReport precompile_suite(const std::string& suite, int num_sms, int job
   if (num_sms <= 0) {
     throw Error(ErrorKind::kInvalidArgument, "precompile: num_sms=" + std::to_string(num_sms) + " must be positive");
   }
-  std::vector<jit::KernelSource> sources = api::layout_suite_sources();
-  for (auto& s : api::quantize_suite_sources()) sources.push_back(std::move(s));
-  for (auto& s : api::mqa_logits_suite_sources()) sources.push_back(std::move(s));
-  if (suite == api::kMoeSuite) {
-    for (const auto& problem : api::moe_suite_problems(num_sms)) {
-      const auto choice = heuristics::choose_fp8_gemm_config(problem);
-      if (choice.num_tiles > 0) sources.push_back(api::render_sm90_fp8_gemm(choice.config));
-    }
-  } else {
-    for (auto& s : api::gemm_suite_sources(api::suite_gemms(suite), num_sms)) sources.push_back(std::move(s));
-  }
+  std::vector<jit::KernelSource> sources = api::precompile_sources(suite, num_sms);
   std::function<void(int, int)> progress;
   if (show_progress) {
     // A redrawn line on a terminal; in a log, one line per tenth of the work.

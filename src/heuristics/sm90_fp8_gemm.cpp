@@ -108,7 +108,7 @@ std::optional<Sm90Fp8GemmConfig> unsplit_config(const Fp8GemmProblem& p, const F
   c.out_dtype = p.out_dtype;
   c.accumulate = p.accumulate;
   c.sfa_k_major = p.sfa_k_major;
-  c.sfb_k_major = is_1d1d ? p.sfb_k_major : 1;
+  c.sfb_k_major = p.sfb_k_major;  // 1 for 1D2D (make_fp8_gemm_problem)
   c.grouping = p.grouping;
   // Tiles of the group-ids layout must not straddle two groups.
   if (p.grouping == device::kGroupingMIds && p.group_align % t.block_m != 0) return std::nullopt;
@@ -219,83 +219,88 @@ std::optional<Sm90Fp8GemmConfig> build_fp8_gemm_config(const Fp8GemmProblem& p, 
 }
 
 Fp8GemmChoice predict_fp8_gemm(const Fp8GemmProblem& p, const Sm90Fp8GemmConfig& c, int raster_band) {
-  const ModelTile tile{c.block_m, c.block_n, kBlockK, c.cluster_m, c.cluster_n, c.k_splits};
-  const Prediction pred = predict(model_gemm(p), tile, tile_rates(c));
-  const Fp8GemmLaunch launch{grid_sms(p.num_sms, device::cluster_size(c)), raster_band};
-  return {c, launch, pred.us, static_cast<int>(pred.tiles), static_cast<int>(pred.waves), pred.dram_bound};
+  return predict_config(model_gemm(p), c, kBlockK, tile_rates(c), raster_band);
 }
 
-std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t max_count) {
-  std::vector<Fp8GemmChoice> ranked;
-  const bool is_1d1d = p.recipe == device::kRecipe1D1D;
-  const int n_step = is_1d1d ? 8 : 16;
-  // Candidates are listed in the order that wins the model's ties: cluster none, B shared (2x1), A shared (1x2); then
-  // tile height and width, smallest first. Where A takes more than half the L2, it is re-streamed from HBM for every
-  // band of tile columns, which the L2 terms cannot see and sharing it halves: A-sharing pairs go first (8192x7168x7168
-  // 617 vs 636 us unclustered, 16384x32768x8192 6577 vs 7588; with A in L2 they lose, 768x12288x7168 118.5 vs 105.1).
-  // Measured for 1D2D only.
-  const bool a_outgrows_l2 = !is_1d1d && double(p.m) * double(p.k) > kL2Bytes / 2;
-  // M-grouped problems take the dense order: with the row-range kernels' descriptors back on the uniform datapath,
-  // its 256x128 A-sharing pair ran fastest there too (H200, same process, psum: 4 x 8192 x 6144 x 7168 2091 us against
-  // 2222-2317 with B-sharing 128x192 pairs; 8 x 4096 x 4096 x 2048 430 vs 448; 6 x 1024 x 6144 x 7168 407 vs 421).
-  const int cluster_order[3] = {a_outgrows_l2 ? 2 : 0, a_outgrows_l2 ? 0 : 1, a_outgrows_l2 ? 1 : 2};
-  for (int cluster : cluster_order) {
-    for (int block_m : {64, 128, 192, 256}) {
-      for (int block_n = n_step; block_n <= 256; block_n += n_step) {
-        // Three math warpgroups: 1D2D 192x128, where its tile count fills the waves better 12-17% faster than the
-        // model's pick without it; 192x96 won and lost (8% slower at 1536x7168x16384), 1D1D 192x96 8% slower than
-        // the 256-row picks.
-        if (block_m == 192 && (is_1d1d || block_n != 128)) continue;
-        if (is_1d1d && block_n > k1D1DMaxBlockN) continue;
-        // Tiles far larger than the problem waste the tensor cores on zero padding.
-        if (block_m > 64 && (block_m / 2) >= p.m) continue;
-        if (block_n > 16 && block_n - n_step >= p.n) continue;
-        const Fp8GemmTile tile{block_m, block_n, cluster == 1 ? 2 : 1, cluster == 2 ? 2 : 1, 1};
-        // A CTA pair on fewer than two SMs (set_num_sms(1)) has no grid to run on (and the model would divide by it).
-        if (grid_sms(p.num_sms, tile.cluster_m * tile.cluster_n) <= 0) continue;
-        const auto c = unsplit_config(p, tile);
-        if (!c) continue;
-        const Fp8GemmChoice choice = predict_fp8_gemm(p, *c);
-        // A CTA pair pays only where each CTA has a partner tile in most waves (dgrad 4096x512x32768, one wave of
-        // 128 tiles, ran 2% faster with A-sharing pairs: the tuning table has it).
-        const int64_t grid = choice.launch.num_sms;  // 64-bit: 2 * grid of a num_sms near INT_MAX (fp8_gemm_config)
-        if (device::cluster_size(*c) > 1 && choice.num_tiles < 2 * grid) continue;
-        ranked.push_back(choice);
-        if (device::cluster_size(*c) > 1 || choice.num_tiles > kMaxWavesForSplitK * grid) continue;
-        for (int k_splits : kSplitKChoices) {
-          const auto split = split_config(p, *c, k_splits);
-          if (!split || std::ceil(p.k / double(kBlockK)) < double(kMinKBlocksPerSplit) * k_splits) continue;
-          ranked.push_back(predict_fp8_gemm(p, *split));
+namespace {
+
+// The FP8 family as the ranker (ranker.hpp) asks it.
+struct Fp8Family {
+  using Problem = Fp8GemmProblem;
+  using Config = Sm90Fp8GemmConfig;
+  static ModelGemm model(const Fp8GemmProblem& p) { return model_gemm(p); }
+  static int block_k(const Fp8GemmProblem&) { return kBlockK; }
+  static TileRates rates(const Sm90Fp8GemmConfig& c) { return tile_rates(c); }
+  static std::optional<Sm90Fp8GemmConfig> build(const Fp8GemmProblem& p, const GemmTile& tile) {
+    return build_fp8_gemm_config(p, tile);
+  }
+
+  static std::vector<GemmTile> candidates(const Fp8GemmProblem& p) {
+    std::vector<GemmTile> tiles;
+    const bool is_1d1d = p.recipe == device::kRecipe1D1D;
+    const int n_step = is_1d1d ? 8 : 16;
+    // Candidates are listed in the order that wins the model's ties: cluster none, B shared (2x1), A shared (1x2);
+    // then tile height and width, smallest first. Where A takes more than half the L2, it is re-streamed from HBM for
+    // every band of tile columns, which the L2 terms cannot see and sharing it halves: A-sharing pairs go first
+    // (8192x7168x7168 617 vs 636 us unclustered, 16384x32768x8192 6577 vs 7588; with A in L2 they lose, 768x12288x7168
+    // 118.5 vs 105.1). Measured for 1D2D only.
+    const bool a_outgrows_l2 = !is_1d1d && double(p.m) * double(p.k) > kL2Bytes / 2;
+    // M-grouped problems take the dense order: with the row-range kernels' descriptors back on the uniform datapath,
+    // its 256x128 A-sharing pair ran fastest there too (H200, same process, psum: 4 x 8192 x 6144 x 7168 2091 us
+    // against 2222-2317 with B-sharing 128x192 pairs; 8 x 4096 x 4096 x 2048 430 vs 448; 6 x 1024 x 6144 x 7168 407 vs
+    // 421).
+    const int cluster_order[3] = {a_outgrows_l2 ? 2 : 0, a_outgrows_l2 ? 0 : 1, a_outgrows_l2 ? 1 : 2};
+    for (int cluster : cluster_order) {
+      for (int block_m : {64, 128, 192, 256}) {
+        for (int block_n = n_step; block_n <= 256; block_n += n_step) {
+          // Three math warpgroups: 1D2D 192x128, where its tile count fills the waves better 12-17% faster than the
+          // model's pick without it; 192x96 won and lost (8% slower at 1536x7168x16384), 1D1D 192x96 8% slower than
+          // the 256-row picks.
+          if (block_m == 192 && (is_1d1d || block_n != 128)) continue;
+          if (is_1d1d && block_n > k1D1DMaxBlockN) continue;
+          // Tiles far larger than the problem waste the tensor cores on zero padding.
+          if (block_m > 64 && (block_m / 2) >= p.m) continue;
+          if (block_n > 16 && block_n - n_step >= p.n) continue;
+          tiles.push_back({block_m, block_n, cluster == 1 ? 2 : 1, cluster == 2 ? 2 : 1, 1});
         }
       }
     }
+    return tiles;
   }
-  sort_by_prediction(ranked);
-  // Three math warpgroups against two on the same tile area: 192x128 and 128x192 tie in the model, but 192x128 ran
-  // faster on 22 of the 24 fresh shapes whose pick this moved (new/old 0.974 at K <= 8192, 0.958 above).
-  if (!is_1d1d) {
-    const auto ties = ranked.begin() + leading_ties(ranked, [](const Fp8GemmChoice&) { return true; });
-    for (auto it = ranked.begin(); it < ties; ++it) {
-      const Sm90Fp8GemmConfig& c = it->config;
-      if (c.block_m != 128 || c.block_n != 192) continue;
-      const auto twin = std::find_if(it + 1, ties, [&](const Fp8GemmChoice& t) {
-        return t.config.block_m == 192 && t.config.block_n == 128 && t.config.cluster_m == c.cluster_m &&
-               t.config.cluster_n == c.cluster_n && t.config.k_splits == c.k_splits;
-      });
-      if (twin != ties) std::rotate(it, twin, twin + 1);
+
+  static void tie_rules(const Fp8GemmProblem& p, std::vector<Fp8GemmChoice>& ranked) {
+    // Three math warpgroups against two on the same tile area: 192x128 and 128x192 tie in the model, but 192x128 ran
+    // faster on 22 of the 24 fresh shapes whose pick this moved (new/old 0.974 at K <= 8192, 0.958 above).
+    if (p.recipe != device::kRecipe1D1D) {
+      const auto ties = ranked.begin() + leading_ties(ranked, [](const Fp8GemmChoice&) { return true; });
+      for (auto it = ranked.begin(); it < ties; ++it) {
+        const Sm90Fp8GemmConfig& c = it->config;
+        if (c.block_m != 128 || c.block_n != 192) continue;
+        const auto twin = std::find_if(it + 1, ties, [&](const Fp8GemmChoice& t) {
+          return t.config.block_m == 192 && t.config.block_n == 128 && t.config.cluster_m == c.cluster_m &&
+                 t.config.cluster_n == c.cluster_n && t.config.k_splits == c.k_splits;
+        });
+        if (twin != ties) std::rotate(it, twin, twin + 1);
+      }
     }
+    // Where HBM bounds the front and its ties alike (small M, large N x K) every width looks equal, and the narrowest
+    // came first. Widths straddling the 128-column B-scale blocks ran 6-8% slower (64x16384x5120: 64x48 45.9 us,
+    // 64x128 42.7), and of the others the fewest waves ran fastest (32x28672x4096: 64x128 54.0 us, 64x64 55.8). So
+    // within the tile height that led (64-row tiles at M = 96 ran 5% faster than 128-row ones): no straddle, then
+    // fewer waves.
+    const size_t tied = leading_ties(ranked, [](const Fp8GemmChoice& x) { return x.dram_bound; });
+    auto straddles = [](const Fp8GemmChoice& x) { return x.config.block_n % 128 != 0 && 128 % x.config.block_n != 0; };
+    std::stable_sort(ranked.begin(), ranked.begin() + tied, [&](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
+      return std::tuple{x.config.block_m, straddles(x), x.num_waves} <
+             std::tuple{y.config.block_m, straddles(y), y.num_waves};
+    });
   }
-  // Where HBM bounds the front and its ties alike (small M, large N x K) every width looks equal, and the narrowest
-  // came first. Widths straddling the 128-column B-scale blocks ran 6-8% slower (64x16384x5120: 64x48 45.9 us, 64x128
-  // 42.7), and of the others the fewest waves ran fastest (32x28672x4096: 64x128 54.0 us, 64x64 55.8). So within the
-  // tile height that led (64-row tiles at M = 96 ran 5% faster than 128-row ones): no straddle, then fewer waves.
-  const size_t tied = leading_ties(ranked, [](const Fp8GemmChoice& x) { return x.dram_bound; });
-  auto straddles = [](const Fp8GemmChoice& x) { return x.config.block_n % 128 != 0 && 128 % x.config.block_n != 0; };
-  std::stable_sort(ranked.begin(), ranked.begin() + tied, [&](const Fp8GemmChoice& x, const Fp8GemmChoice& y) {
-    return std::tuple{x.config.block_m, straddles(x), x.num_waves} < std::tuple{y.config.block_m, straddles(y), y.num_waves};
-  });
-  if (ranked.size() > max_count) ranked.resize(max_count);
-  return ranked;
+};
+
+}  // namespace
+
+std::vector<Fp8GemmChoice> rank_fp8_gemm_configs(const Fp8GemmProblem& p, size_t max_count) {
+  return rank_configs<Fp8Family>(p, max_count);
 }
 
 namespace {

@@ -1,7 +1,8 @@
 #pragma once
 // Heuristics of the SM90 FP8 GEMM family: Fp8GemmProblem -> Sm90Fp8GemmConfig and its launch. The family's candidate
-// tiles, schedule rules and tie rules; the time of a candidate comes from the shared cost model (cost_model.hpp), and
-// a tuning table measured on the GPU (sm90_fp8_gemm_tuned.inc) answers the problems it lists. Pure and deterministic
+// tiles, schedule rules, per-tile rates and tie rules; the ranking loop and the time of a candidate are shared
+// (ranker.hpp over cost_model.hpp), and a tuning table measured on the GPU (sm90_fp8_gemm_tuned.inc) answers the
+// problems it lists. Pure and deterministic
 // (no CUDA calls), tested on the CPU (DESIGN.md §2.4).
 #include <cstdint>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "heuristics/ranker.hpp"
 #include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
 
 namespace hopgemm::heuristics {
@@ -61,29 +63,10 @@ Fp8GemmProblem make_m_grouped_problem(int grouping, int64_t rows_per_group, int6
 // K-grouped (1D1D, MN-major scales, FP32 D += A B^T): `groups` non-empty groups of mean K mean_k.
 Fp8GemmProblem make_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int64_t groups, int num_sms, int tc_util);
 
-// What a launch of the kernel needs beyond its compile-time config: the device reads these at run time, so one
-// cubin serves every SM count and raster band.
-struct Fp8GemmLaunch {
-  int num_sms = 132;      // persistent CTAs (a multiple of the cluster size)
-  int raster_band = 16;   // L2 rasterisation band, in cluster units
-};
-inline constexpr int kDefaultRasterBand = 16;
+using Fp8GemmLaunch = GemmLaunch;
+using Fp8GemmChoice = GemmChoice<device::Sm90Fp8GemmConfig>;
+using Fp8GemmTile = GemmTile;
 
-struct Fp8GemmChoice {
-  device::Sm90Fp8GemmConfig config;
-  Fp8GemmLaunch launch;
-  double predicted_us = 0.0;  // the model's estimate (for HOPGEMM_PRINT_CONFIGS and tests)
-  int num_tiles = 0;
-  int num_waves = 0;
-  bool dram_bound = false;  // the model's HBM term is its largest
-};
-
-// A candidate's tile: block, CTA pair (cluster_m = 2 shares B, cluster_n = 2 shares A) and K splits.
-struct Fp8GemmTile {
-  int block_m = 128, block_n = 128;
-  int cluster_m = 1, cluster_n = 1;
-  int k_splits = 1;
-};
 // The configuration the family runs `tile` with for `problem`: the problem's recipe, dtypes and scale layouts, the
 // schedule rules (promote_overlap, sfb_regs, sf_chunks, D staged in the last stage) and as many stages as fit; none
 // where that is invalid, shallower than 3 stages, or a split would be empty.

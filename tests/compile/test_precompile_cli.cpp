@@ -42,19 +42,8 @@ CliRun run_cli(const std::string& cache_dir, const std::string& args) {
   return r;
 }
 
-// The distinct kernels `hopgemm precompile --suite <suite>` builds for 132 SMs.
-std::vector<jit::KernelSource> precompile_set(const std::string& suite) {
-  std::vector<jit::KernelSource> all = api::layout_suite_sources();
-  for (auto& s : api::quantize_suite_sources()) all.push_back(std::move(s));
-  for (auto& s : api::mqa_logits_suite_sources()) all.push_back(std::move(s));
-  for (auto& s : api::gemm_suite_sources(api::suite_gemms(suite), 132)) all.push_back(std::move(s));
-  std::vector<jit::KernelSource> out;
-  std::set<std::string> seen;
-  for (auto& s : all) {
-    if (seen.insert(s.code).second) out.push_back(std::move(s));
-  }
-  return out;
-}
+// The distinct kernels `hopgemm precompile --suite <suite>` builds for 132 SMs: every registered family's.
+std::vector<jit::KernelSource> precompile_set(const std::string& suite) { return api::precompile_sources(suite, 132); }
 
 // "built B of N kernels (C compiled, K already cached)..." -> {N, C, K}, with every kernel built (B == N).
 std::array<int, 3> built_counts(const std::string& output) {

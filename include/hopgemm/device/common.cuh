@@ -30,6 +30,27 @@ struct alignas(64) TmaDescriptor {
 };
 static_assert(sizeof(TmaDescriptor) == 128, "a tensor map is 128 bytes");
 
+// The few <concepts> the device headers need (NVRTC has no standard library).
+template <class T, class U>
+inline constexpr bool kIsSame = false;
+template <class T>
+inline constexpr bool kIsSame<T, T> = true;
+template <class T, class U>
+concept SameAs = kIsSame<T, U> && kIsSame<U, T>;
+// std::conditional_t.
+template <bool kCondition, class IfTrue, class IfFalse>
+struct Conditional {
+  using Type = IfTrue;
+};
+template <class IfTrue, class IfFalse>
+struct Conditional<false, IfTrue, IfFalse> {
+  using Type = IfFalse;
+};
+template <class T>
+concept ConvertibleToBool = requires(T t) { static_cast<bool>(t); };
+template <class T>
+concept ConvertibleToInt = requires(T t) { static_cast<int>(t); };
+
 template <typename T>
 HOPGEMM_HOST_DEVICE constexpr T ceil_div(T a, T b) { return (a + b - 1) / b; }
 template <typename T>

@@ -41,22 +41,11 @@
 // ---------------------------------------------------------------------------------------------
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/kernels/sm90_gemm_types.cuh"
 
 namespace hopgemm::device {
 
 enum Sm90Fp8Recipe : int { kRecipe1D2D = 0, kRecipe1D1D = 1 };
-enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
-// The problem's grouping, i.e. its scheduler (scheduler/sm90_*_scheduler.cuh):
-//   none            one GEMM (Sm90DenseScheduler)
-//   m_group_ids     M-grouped contiguous, grouped_layout = the group of every row, -1 padding, groups aligned to the
-//                   tile rows (Sm90MGroupIdsScheduler)
-//   m_group_ranges  M-grouped with each group's rows a range: contiguous psum / packed layouts (grouped_layout =
-//                   cumulative row ends) and masked (masked_m per group, rows at g x group_rows)
-//                   (Sm90MGroupRangesScheduler)
-//   k_groups        K-grouped: every group its own K, A and B maps patched per group (Sm90KGroupedScheduler)
-enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3 };
-// How kGroupingMRanges reads grouped_layout.
-enum Sm90GroupRanges : int { kRangesFromEnds = 0, kRangesMasked = 1 };
 
 // The config's fields, declared once: X(name, default, tunable). The struct below, the JIT's rendering of an
 // instantiation, the kernel-cache key, printing and the override-by-name hook are all derived from this list.
@@ -104,75 +93,22 @@ HOPGEMM_HOST_DEVICE constexpr bool sf_rows_tma_ok(i64 sf_k, i64 row_stride, u64 
   return sf_k >= kSfChunkKBlocks && row_stride % 4 == 0 && base % 16 == 0;
 }
 
-struct Sm90Fp8GemmParams {
-  TmaDescriptor tma_a;
-  TmaDescriptor tma_b;
+// The FP8 family's scale factors (the producer's and the scale reader's inputs; collective/sm90_fp8_scales.cuh).
+struct Sm90Fp8ScaleParams {
   TmaDescriptor tma_sfa;
   TmaDescriptor tma_sfb;
-  TmaDescriptor tma_d;
   const float* sfa;  // row-major sfa (sfa_k_major == 1)
   const float* sfb;  // 1D2D block sfb, or row-major 1D1D sfb
-  i32 m, n, k;
-  i32 raster_band;   // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M (>= 1)
   i32 sfa_ld;        // row stride (elements) of row-major sfa
   i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
-  i32 a_tail_rows;   // rows of tma_a_tail's box, from which the last tile row loads A when M leaves it partly empty
-                     // (no A-sharing pair): M % block_m rounded up to 8; 0: every tile row is loaded whole from
-                     // tma_a. Rows past the box keep whatever the stage held: their D rows are never stored.
-  float* partials;     // k_splits > 1: [tile][split][fragment float4 chunk][math thread] FP32 partials
-  u32* tile_counters;  // k_splits > 1: one per tile, zero between calls (the last split resets its tile's)
-  // D by pointer: FP32 for reduces_from_registers; BF16 for the row-masked tiles of the m_group_ranges grouping.
-  void* d;
-  i64 ldd;             // its row stride (elements, even)
-  TmaDescriptor tma_a_tail;  // A's last tile row when a_tail_rows > 0
-  // Grouped GEMMs (grouping != none). B is [G x N, K] (its groups stacked along N) for the M-grouped layouts.
-  const i32* grouped_layout;  // m_group_ids: [M_sum] group per row; m_group_ranges: [G] cumulative row ends or
-                              // masked_m; k_groups: [G] K of each group
-  i32 num_groups;
-  i32 ranges_kind;            // m_group_ranges: Sm90GroupRanges
-  i32 group_rows;             // masked: rows per group of A / D (M_max); k_groups: M
-  i32 group_align;            // m_group_ranges from ends: a group starts at the previous end rounded up to this
-  i64 sfb_group_stride;       // 1D2D sfb: elements between the groups' block scales
-  i32 sfa_group_k_blocks;     // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
-  // k_groups: the base of A's and B's flat buffers and the per-CTA global slots of the patched descriptors
-  // (kKGroupMapSlots per operand per CTA, 128-byte aligned); sum(ks) / 128 of the host's ks, what A's, B's and the
-  // scales' buffers hold: the scheduler clamps the device's ks to it.
-  const u8* a_base;
-  const u8* b_base;
-  TmaDescriptor* tensor_map_slots;
-  i32 k_blocks_total;
+  i32 sfa_group_k_blocks;  // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
+  i64 sfb_group_stride;    // 1D2D sfb: elements between the groups' block scales
 };
-// k_groups: descriptor slots per operand per CTA. A slot is rewritten only after every load that used it has landed:
-// one more slot than pipeline stages, and each group switch takes at least one stage (scheduler/sm90_k_grouped_scheduler.cuh).
-HOPGEMM_HOST_DEVICE constexpr int k_group_map_slots(int num_stages) { return num_stages + 1; }
 
-// Math warpgroups: one per 64 rows up to three (block_m 192: each runs one m64 wave per k-block, so while one promotes
-// the other two keep WGMMA batches in flight); block_m 256: two, of two waves each.
-HOPGEMM_HOST_DEVICE constexpr int num_math_wgs(const Sm90Fp8GemmConfig& c) {
-  return c.block_m == 64 ? 1 : c.block_m == 192 ? 3 : 2;
-}
-HOPGEMM_HOST_DEVICE constexpr int num_threads(const Sm90Fp8GemmConfig& c) { return 128 * (1 + num_math_wgs(c)); }
-// m64 WGMMA row blocks (waves) each math warpgroup runs per k-block: 1, or 2 for 256-row tiles.
-HOPGEMM_HOST_DEVICE constexpr int waves_per_wg(const Sm90Fp8GemmConfig& c) { return c.block_m / num_math_wgs(c) / 64; }
-HOPGEMM_HOST_DEVICE constexpr int cluster_size(const Sm90Fp8GemmConfig& c) { return c.cluster_m * c.cluster_n; }
-HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const Sm90Fp8GemmConfig& c) { return c.out_dtype == kOutFp32; }
-HOPGEMM_HOST_DEVICE constexpr int out_elem_bytes(const Sm90Fp8GemmConfig& c) { return stores_fp32(c) ? 4 : 2; }
-
-// D += A B^T in FP32 with one unit per tile: each math thread adds its promoted values into D with vector
-// red.global.add.v2.f32 (two adjacent columns, 8 bytes; a warp instruction covers 8 rows x 32 bytes), no staging
-// tile and no TMA: the TMA reduce-add cost the 1D1D kernels 11-16% more than a plain store of the same bytes
-// (docs/DESIGN_NOTES.md). Needs D's row stride even (8-byte aligned pairs).
-HOPGEMM_HOST_DEVICE constexpr bool reduces_from_registers(const Sm90Fp8GemmConfig& c) {
-  return c.accumulate == 1 && stores_fp32(c) && c.k_splits == 1 && c.d_in_stage == 0;
-}
-
-// Swizzle of the staged D tile / the D descriptor: widest of 128/64/32 bytes dividing a tile row, else 16 (none).
-HOPGEMM_HOST_DEVICE constexpr int d_swizzle_bytes(const Sm90Fp8GemmConfig& c) {
-  const int row_bytes = c.block_n * out_elem_bytes(c);
-  return row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : row_bytes % 32 == 0 ? 32 : 16;
-}
-
+struct Sm90Fp8GemmParams : Sm90GemmParams {
+  Sm90Fp8ScaleParams scales;
+};
 // 1D1D column scales (block_n / 4 registers) held across a k-block's waves where they fit beside the promoted and
 // tensor-core accumulators; else each promotion reads them from shared memory (the kernel and the cost model ask).
 // 256x128 1D1D (224 registers of accumulators and scales) spilled 4 bytes with them in registers; 128x160 (200) and
@@ -182,15 +118,13 @@ HOPGEMM_HOST_DEVICE constexpr bool col_scales_in_regs(const Sm90Fp8GemmConfig& c
   return c.recipe != kRecipe1D1D || waves * c.block_n / 2 + acc_sets * c.block_n / 2 + c.block_n / 4 <= 200;
 }
 
-// Shared memory carve-up, one struct for host (smem_bytes) and device (the kernel's addresses): sizes of the regions
-// and the byte offset of each from the dynamic shared-memory base, in this order:
-//   [D tile][A x stages][B x stages][SFA x stages][SFB x stages][scale chunk slots][stage barriers][chunk barriers]
-// The D tile and every A/B stage start 1024-aligned (SW128 atoms); scale regions 128-aligned (TMA boxes).
-struct Sm90Fp8GemmSmem {
-  int d, a_stage, b_stage, sfa_stage, sfb_stage;  // bytes of the D tile and of one stage's regions
-  int sf_chunk_sfa, sf_chunk;                      // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
-  int a, b, sfa, sfb, sf_chunks, tensor_maps, full, empty, sf_full, sf_empty;  // offsets
-  int total;
+// The FP8 scales' shared memory, inside the family-neutral carve-up (Sm90GemmSmem: its `scales` and `scale_barriers`
+// regions): [SFA x stages][SFB x stages][scale chunk slots] and the chunk ring's barriers. Scale regions are 128-aligned
+// (TMA boxes).
+struct Sm90Fp8GemmSmem : Sm90GemmSmem {
+  int sfa_stage, sfb_stage;     // bytes of one stage's scale regions
+  int sf_chunk_sfa, sf_chunk;   // sf_chunks: bytes of a chunk slot's sfa part and of the whole slot
+  int sfa, sfb, sf_chunks, sf_full, sf_empty;  // offsets
 };
 // sf_chunks: which scales come in chunks (the row-major per-row ones).
 HOPGEMM_HOST_DEVICE constexpr bool sfa_chunked(const Sm90Fp8GemmConfig& c) { return c.sf_chunks == 1 && c.sfa_k_major == 1; }
@@ -198,41 +132,30 @@ HOPGEMM_HOST_DEVICE constexpr bool sfb_chunked(const Sm90Fp8GemmConfig& c) {
   return c.sf_chunks == 1 && c.recipe == kRecipe1D1D && c.sfb_k_major == 1;
 }
 HOPGEMM_HOST_DEVICE constexpr Sm90Fp8GemmSmem smem_layout(const Sm90Fp8GemmConfig& c) {
-  Sm90Fp8GemmSmem s{};
-  // No staging tile where D is staged in a pipeline stage or reduced into straight from registers.
-  s.d = c.d_in_stage == 1 || reduces_from_registers(c) ? 0 : align_up(c.block_m * c.block_n * out_elem_bytes(c) / (c.d_passes >= 1 ? c.d_passes : 1), 1024);
-  s.a_stage = c.block_m * 128;
-  s.b_stage = c.block_n * 128;
-  s.sfa_stage = sfa_chunked(c) ? 0 : align_up(c.block_m * 4, 128);
-  s.sfb_stage = sfb_chunked(c) ? 0 : align_up((c.recipe == kRecipe1D2D ? 2 : c.block_n) * 4, 128);
+  const int sfa_stage = sfa_chunked(c) ? 0 : align_up(c.block_m * 4, 128);
+  const int sfb_stage = sfb_chunked(c) ? 0 : align_up((c.recipe == kRecipe1D2D ? 2 : c.block_n) * 4, 128);
   // A chunk slot: [block_m rows][4 k-blocks] of sfa, then [block_n rows][4 k-blocks] of sfb (TMA boxes, 128-aligned).
-  s.sf_chunk_sfa = sfa_chunked(c) ? align_up(c.block_m * 4 * kSfChunkKBlocks, 128) : 0;
-  s.sf_chunk = s.sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
+  const int sf_chunk_sfa = sfa_chunked(c) ? align_up(c.block_m * 4 * kSfChunkKBlocks, 128) : 0;
+  const int sf_chunk = sf_chunk_sfa + (sfb_chunked(c) ? align_up(c.block_n * 4 * kSfChunkKBlocks, 128) : 0);
   const bool chunks = sfa_chunked(c) || sfb_chunked(c);
-  s.a = s.d;
-  s.b = s.a + c.num_stages * s.a_stage;
-  s.sfa = s.b + c.num_stages * s.b_stage;
+  const int scale_bytes = c.num_stages * (sfa_stage + sfb_stage) + (chunks ? kSfChunkSlots * sf_chunk : 0);
+  Sm90Fp8GemmSmem s{};
+  static_cast<Sm90GemmSmem&>(s) = gemm_smem_layout(c, scale_bytes, chunks ? 2 * kSfChunkSlots * 8 : 0);
+  s.sfa_stage = sfa_stage;
+  s.sfb_stage = sfb_stage;
+  s.sf_chunk_sfa = sf_chunk_sfa;
+  s.sf_chunk = sf_chunk;
+  s.sfa = s.scales;
   s.sfb = s.sfa + c.num_stages * s.sfa_stage;
   s.sf_chunks = s.sfb + c.num_stages * s.sfb_stage;
-  // k_groups: A's and B's descriptors, patched in shared memory before they are copied to their global slots.
-  s.tensor_maps = s.sf_chunks + (chunks ? kSfChunkSlots * s.sf_chunk : 0);
-  s.full = s.tensor_maps + (c.grouping == kGroupingK ? 2 * 128 : 0);
-  s.empty = s.full + c.num_stages * 8;
-  s.sf_full = s.empty + c.num_stages * 8;
+  s.sf_full = s.scale_barriers;
   s.sf_empty = s.sf_full + kSfChunkSlots * 8;
-  s.total = s.sf_full + (chunks ? 2 * kSfChunkSlots * 8 : 0);
   return s;
 }
 HOPGEMM_HOST_DEVICE constexpr int smem_bytes(const Sm90Fp8GemmConfig& c) { return smem_layout(c).total; }
 
-inline constexpr int kSm90SmemCapacity = 232448;  // 227 KiB per block on H100/H200
-
-// Split-K needs every split non-empty (an empty unit would leave its consumers waiting on a stage no
-// producer fills): with kps = ceil(k_blocks / k_splits), (k_splits - 1) * kps < k_blocks.
-HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int k_splits) {
-  const i64 k_blocks = ceil_div<i64>(k, 128);
-  return k_splits >= 1 && (k_splits - 1) * ceil_div<i64>(k_blocks, k_splits) < k_blocks;
-}
+// Split-K needs every split non-empty: the FP8 k-block is 128 K.
+HOPGEMM_HOST_DEVICE constexpr bool k_splits_fit(i64 k, int k_splits) { return k_splits_fit(k, 128, k_splits); }
 
 // The first rule `c` breaks, in words (for errors: `fp8_gemm_nt_with_config`, `--config`); nullptr when valid.
 HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConfig& c) {

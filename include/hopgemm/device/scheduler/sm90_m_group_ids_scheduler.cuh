@@ -13,14 +13,17 @@
 
 namespace hopgemm::device::scheduler {
 
-template <int kBlockM, int kBlockN, int kClusterM, int kClusterN, class Params>
+template <Sm90TileGeometry kGeo>
 struct Sm90MGroupIdsScheduler {
-  using Dense = Sm90DenseScheduler<kBlockM, kBlockN, kClusterM, kClusterN, 1, Params>;
+  static_assert(kGeo.k_splits == 1, "grouped GEMMs take no split-K");
+  static constexpr int kBlockM = kGeo.block_m, kBlockN = kGeo.block_n;
+  static constexpr Sm90Grouping kGrouping = kGroupingMIds;
+  using Dense = Sm90DenseScheduler<kGeo>;
   Dense dense;
   bool own_block = true;  // the last unit's m-block belongs to its group (else it is computed for the peer's sake)
   bool same_groups = true;  // both m-blocks of the last B-sharing pair are of one group
 
-  HOPGEMM_DEVICE Sm90MGroupIdsScheduler(const Params& p, u32 cta_rank) : dense(p, cta_rank) {}
+  HOPGEMM_DEVICE Sm90MGroupIdsScheduler(const Sm90ScheduleParams& p, u32 cta_rank) : dense(p, cta_rank) {}
 
   // The group of m-block mb, or -1 for padding, an id outside [0, G) or a block past M.
   HOPGEMM_DEVICE i32 group_of(i32 mb) const {
@@ -32,7 +35,7 @@ struct Sm90MGroupIdsScheduler {
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
     while (dense.next(u)) {
       const i32 g = group_of(u.m_block);
-      if constexpr (kClusterM == 1) {
+      if constexpr (kGeo.cluster_m == 1) {
         if (g < 0) continue;
         u.group = g;
         return true;
@@ -49,18 +52,12 @@ struct Sm90MGroupIdsScheduler {
   }
   // Whether the pair shares B by multicast (one group for both CTAs).
   HOPGEMM_DEVICE bool shares_b(const WorkUnit&) const { return same_groups; }
-  HOPGEMM_DEVICE bool peek(WorkUnit& u) const {
-    Sm90MGroupIdsScheduler ahead = *this;
-    return ahead.next(u);
-  }
 
   HOPGEMM_DEVICE i32 a_row(const WorkUnit& u) const { return dense.a_row(u); }
   HOPGEMM_DEVICE i32 b_row(const WorkUnit& u) const { return u.group * dense.params.n + u.n_block * kBlockN; }
-  HOPGEMM_DEVICE i32 sfa_row(const WorkUnit& u) const { return dense.a_row(u); }
   HOPGEMM_DEVICE i32 d_row(const WorkUnit& u) const { return dense.a_row(u); }
   HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return u.n_block * kBlockN; }
   HOPGEMM_DEVICE i32 k_offset(const WorkUnit& u, i32 kb) const { return dense.k_offset(u, kb); }
-  HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit& u, i32 kb) const { return dense.sf_k_block(u, kb); }
   HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit& u) const { return dense.in_last_partial_row(u); }
   HOPGEMM_DEVICE bool stores(const WorkUnit& u) const { return own_block && dense.stores(u); }
   HOPGEMM_DEVICE i32 tile_index(const WorkUnit& u) const { return dense.tile_index(u); }

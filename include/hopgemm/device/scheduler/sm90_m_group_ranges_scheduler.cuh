@@ -5,33 +5,30 @@
 //   masked: group g's rows start at g x group_rows and masked_m[g] of them are valid.
 // Values only the device sees are clamped so that no unit reads or writes outside [0, m) (ends) or outside its
 // group's group_rows (masked): a group's rows are [begin, max(begin, min(end, limit))).
-// Units walk the groups in order; group g's units are its kClusterM-block rows x the N tiles, banded as the dense
+// Units walk the groups in order; group g's units are its cluster_m-block rows x the N tiles, banded as the dense
 // scheduler's (sm90_raster.cuh). A tile that ends past its group's rows (a straddling or ragged last tile) still
 // computes whole tiles but stores only its group's rows (kRowMaskedTiles). B is [G x N, K].
 // The coordinates answer for the unit next() returned last (the current group's rows are scheduler state).
 
 #include "hopgemm/device/ptx/ld_global.cuh"
-#include "hopgemm/device/scheduler/sm90_raster.cuh"
-#include "hopgemm/device/scheduler/sm90_work_unit.cuh"
+#include "hopgemm/device/scheduler/sm90_scheduler.cuh"
 
 namespace hopgemm::device::scheduler {
 
-template <int kBlockM, int kBlockN, int kClusterM, int kClusterN, class Params>
+template <Sm90TileGeometry kGeo>
 struct Sm90MGroupRangesScheduler {
-  static constexpr bool kAlongN = kClusterN > 1;
-  const Params& params;
+  static_assert(kGeo.k_splits == 1, "grouped GEMMs take no split-K");
+  static constexpr int kBlockM = kGeo.block_m, kBlockN = kGeo.block_n, kBlockK = kGeo.block_k;
+  static constexpr Sm90Grouping kGrouping = kGroupingMRanges;
+  const Sm90ScheduleParams& params;
   i32 units_n;                          // cluster units along N (every group)
-  i32 unit;                             // this CTA's next unit, over all groups
-  i32 rank_m, rank_n;
+  ClusterWalk<kGeo> walk;               // this CTA's next unit, over all groups
   // The last unit's group: its index, its first unit, its rows of A and D, and the previous group's row end (where a
   // group of the ends layout starts from).
   i32 group = 0, group_first_unit = 0, row_begin = 0, row_end = 0, prev_end = 0;
 
-  HOPGEMM_DEVICE Sm90MGroupRangesScheduler(const Params& p, u32 cta_rank) : params(p) {
-    units_n = ceil_div(ceil_div(p.n, kBlockN), kClusterN);
-    unit = static_cast<i32>(blockIdx.x) / (kClusterM * kClusterN);
-    rank_m = kClusterM > 1 ? static_cast<i32>(cta_rank) : 0;
-    rank_n = kClusterN > 1 ? static_cast<i32>(cta_rank) : 0;
+  HOPGEMM_DEVICE Sm90MGroupRangesScheduler(const Sm90ScheduleParams& p, u32 cta_rank) : params(p), walk(cta_rank) {
+    units_n = ceil_div(ceil_div(p.n, kBlockN), kGeo.cluster_n);
   }
 
   struct Rows {
@@ -50,7 +47,7 @@ struct Sm90MGroupRangesScheduler {
     const i32 begin = g == 0 ? 0 : static_cast<i32>(min(aligned_end, limit));
     return Rows{begin, max(begin, min(value, params.m))};
   }
-  HOPGEMM_DEVICE i32 units_m_of(const Rows& r) const { return ceil_div(ceil_div(r.end - r.begin, kBlockM), kClusterM); }
+  HOPGEMM_DEVICE i32 units_m_of(const Rows& r) const { return ceil_div(ceil_div(r.end - r.begin, kBlockM), kGeo.cluster_m); }
 
   // The walk resumes at the last unit's group in locals and writes its result back once: written as a loop that
   // updates the members group by group, ptxas took the consumer's WGMMA descriptors off the uniform datapath (R2UR
@@ -63,7 +60,7 @@ struct Sm90MGroupRangesScheduler {
       if (g >= params.num_groups) return false;
       r = rows_of(g, previous_end);
       units_m = units_m_of(r);
-      if (unit < first + units_m * units_n) break;
+      if (walk.unit < first + units_m * units_n) break;
       first += units_m * units_n;
       previous_end = r.end;
     }
@@ -72,34 +69,22 @@ struct Sm90MGroupRangesScheduler {
     prev_end = previous_end;
     row_begin = r.begin;
     row_end = r.end;
-    const u32 units_major = static_cast<u32>(kAlongN ? units_n : units_m);
-    const u32 units_minor = static_cast<u32>(kAlongN ? units_m : units_n);
-    const RasterCoords c = banded_coords(static_cast<u32>(unit - first), units_major, units_minor,
-                                         static_cast<u32>(params.raster_band));
-    u.m_block = (kAlongN ? c.minor : c.major) * kClusterM + rank_m;  // inside the group
-    u.n_block = (kAlongN ? c.major : c.minor) * kClusterN + rank_n;
+    walk.place(u, static_cast<u32>(walk.unit - first), units_m, units_n, params.raster_band);  // m_block: in the group
     u.group = g;
     u.split = 0;
     u.kb_begin = 0;
-    u.kb_end = ceil_div(params.k, 128);
-    unit += static_cast<i32>(gridDim.x) / (kClusterM * kClusterN);
+    u.kb_end = ceil_div(params.k, kBlockK);
+    walk.advance();
     return true;
-  }
-  HOPGEMM_DEVICE bool peek(WorkUnit& u) const {
-    Sm90MGroupRangesScheduler ahead = *this;
-    return ahead.next(u);
   }
 
   HOPGEMM_DEVICE i32 a_row(const WorkUnit& u) const { return row_begin + u.m_block * kBlockM; }
+  // The tile's first row inside its group's rows.
+  HOPGEMM_DEVICE i32 group_row(const WorkUnit& u) const { return u.m_block * kBlockM; }
   HOPGEMM_DEVICE i32 b_row(const WorkUnit& u) const { return u.group * params.n + u.n_block * kBlockN; }
-  // MN-major masked sfa is one [G x ceil(K/128)] x M_max map: the row inside the group, the group's columns.
-  HOPGEMM_DEVICE i32 sfa_row(const WorkUnit& u) const {
-    return params.sfa_group_k_blocks != 0 ? u.m_block * kBlockM : a_row(u);
-  }
-  HOPGEMM_DEVICE i32 sf_k_block(const WorkUnit& u, i32 kb) const { return u.group * params.sfa_group_k_blocks + kb; }
   HOPGEMM_DEVICE i32 d_row(const WorkUnit& u) const { return a_row(u); }
   HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return u.n_block * kBlockN; }
-  HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return kb * 128; }
+  HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return kb * kBlockK; }
   // A B-sharing pair's two tiles always take the same B rows.
   HOPGEMM_DEVICE bool shares_b(const WorkUnit&) const { return true; }
   HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit&) const { return false; }

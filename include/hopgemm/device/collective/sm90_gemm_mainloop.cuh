@@ -1,87 +1,86 @@
 #pragma once
-// The FP8 GEMM's math warpgroups over one work unit: WGMMA batches of 128 K from the stage ring into tensor-core
-// accumulators, promoted every 128 K on CUDA cores into FP32 sums with the row x column scales (the DeepSeek-V3
-// two-level accumulation). Three schedules, one function each:
+// A GEMM kernel's math warpgroups over one work unit: a WGMMA batch per k-block from the stage ring into tensor-core
+// accumulators. With a promoting scale policy (the FP8 recipes) each k-block's batch is promoted on CUDA cores into
+// FP32 sums with the policy's row x column scales (the DeepSeek-V3 two-level accumulation). Schedules, one function
+// each:
 //   run_plain           one batch per wave, waited and promoted in turn;
 //   run_overlap         (promote_overlap, one wave) block kb+1's batch runs while kb is promoted;
 //   run_wave_pipelined  (promote_overlap, two waves) both waves issued together, wave 0 promoted under wave 1.
+// The operand policy gives the WGMMA and its descriptors, the scale policy's Reader the scales, the chunk ring's waits
+// and releases, and the promotion.
 
-#include "hopgemm/device/collective/sm90_fp8_scale_reader.cuh"
+#include "hopgemm/device/collective/sm90_gemm_smem.cuh"
 #include "hopgemm/device/mma/sm90_smem_desc.cuh"
+#include "hopgemm/device/ptx/opaque.cuh"
 #include "hopgemm/device/ptx/wgmma.cuh"
 
 namespace hopgemm::device::collective {
 
-template <Sm90Fp8GemmConfig kConfig>
-struct Sm90Fp8Mainloop {
-  using T = Sm90Fp8GemmTraits<kConfig>;
-  using Scales = Sm90Fp8ScaleReader<kConfig>;
+template <class K>  // Sm90GemmTraits
+struct Sm90GemmMainloop {
+  using Operands = typename K::Operands;
+  using Scales = typename K::Scales::Reader;
+  using RowScales = typename Scales::RowScales;
   using ColScales = typename Scales::ColScales;
-  using Ring = typename pipeline::MbarrierPipeline<T::kStages>::Ring;
-  static constexpr int kBlockN = T::kBlockN, kWaves = T::kWaves;
-  static constexpr int kAccSets = kConfig.promote_overlap == 1 ? 2 : 1;
-  static constexpr bool kOverlap = kConfig.promote_overlap == 1 && kWaves == 1;
-  static constexpr bool kWavePipelined = kConfig.promote_overlap == 1 && kWaves == 2;
-  // Column scales held in registers across a k-block's waves where they fit (col_scales_in_regs); else each
-  // promotion reads them from the stage and the stage is released after the last one.
-  static constexpr bool kColScalesInRegs = col_scales_in_regs(kConfig);
-  static constexpr bool kDInStage = kConfig.d_in_stage == 1;
+  using Ring = typename pipeline::MbarrierPipeline<K::kStages>::Ring;
+  static constexpr int kBlockN = K::kBlockN, kWaves = K::kWaves;
+  static constexpr int kAccSets = K::Scales::kPromoteOverlap == 1 ? 2 : 1;
+  static constexpr bool kOverlap = K::Scales::kPromoteOverlap == 1 && kWaves == 1;
+  static constexpr bool kWavePipelined = K::Scales::kPromoteOverlap == 1 && kWaves == 2;
+  // Column scales held in registers across a k-block's waves where they fit; else each promotion reads them from the
+  // stage and the stage is released after the last one.
+  static constexpr bool kColScalesInRegs = K::Scales::kColScalesInRegs;
+  static constexpr bool kDInStage = K::kDInStage;
   using Acc = float[kBlockN / 2];
 
-  const Sm90Fp8GemmSharedStorage<kConfig>& smem;
+  const Sm90GemmSharedStorage<K>& smem;
   Scales& scales;
   u32 lane;
-  i32 n0 = 0;  // the unit's first column (1D2D: which 8-column groups fall in which 128-column scale block)
   u64 desc_a0, desc_b0;  // descriptors of stage 0 (this warpgroup's first A row, B)
   Ring ring;
   u32 last_stage = 0;  // stage of the unit's last k-block (d_in_stage: D is staged there)
 
-  HOPGEMM_DEVICE Sm90Fp8Mainloop(const Sm90Fp8GemmSharedStorage<kConfig>& s, Scales& sc, u32 wg, u32 lane_)
+  HOPGEMM_DEVICE Sm90GemmMainloop(const Sm90GemmSharedStorage<K>& s, Scales& sc, u32 wg, u32 lane_)
       : smem(s), scales(sc), lane(lane_) {
     // The warpgroup index broadcast from lane 0, so the compiler knows it is warp-uniform: the descriptors are then
     // built on the uniform datapath instead of per-thread registers moved over with R2UR before every WGMMA.
     const u32 wg_uniform = __shfl_sync(0xffffffffu, wg, 0);
     // A stage or wave is then one add to the 14-bit start-address field (every smem address >> 4 fits it, so the
     // add never carries out).
-    desc_a0 = mma::make_kmajor_sw128_desc(smem.a + wg_uniform * T::kWgRows * 128);
-    desc_b0 = mma::make_kmajor_sw128_desc(smem.b);
+    desc_a0 = Operands::make_desc(smem.a + wg_uniform * K::kWgRows * kSm90KBlockBytes);
+    desc_b0 = Operands::make_desc(smem.b);
     // Opaque: held in a register instead of rebuilt from the shared-window base after every full-barrier wait, on
     // the path from the wait to the first WGMMA while the tensor cores idle.
     ptx::opaque(desc_b0);
   }
 
-  // One wave's 128-K block: 4 x m64nNk32 into a, one commit group.
+  // One wave's k-block: kBlockK / kMmaK WGMMAs (32 bytes of K each) into a, one commit group.
   HOPGEMM_DEVICE void issue_mma(Acc& a, u32 s, int w) const {
-    const u64 desc_a = mma::advance_desc_bytes(desc_a0, s * T::kSmem.a_stage + w * 64 * 128);
-    const u64 desc_b = mma::advance_desc_bytes(desc_b0, s * T::kSmem.b_stage);
+    constexpr int kMmaBytes = Operands::kMmaK * Operands::kElemBytes;
+    const u64 desc_a = mma::advance_desc_bytes(desc_a0, s * K::kSmem.a_stage + w * 64 * kSm90KBlockBytes);
+    const u64 desc_b = mma::advance_desc_bytes(desc_b0, s * K::kSmem.b_stage);
     ptx::wgmma_fence_operand(a);
     ptx::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < T::kBlockK / 32; ++kk)
-      ptx::WgmmaE4m3<kBlockN>::mma(a, mma::advance_desc_bytes(desc_a, kk * 32), mma::advance_desc_bytes(desc_b, kk * 32),
-                                   kk > 0);
+    for (int kk = 0; kk < K::kBlockK / Operands::kMmaK; ++kk)
+      Operands::template mma<kBlockN>(a, mma::advance_desc_bytes(desc_a, kk * kMmaBytes),
+                                      mma::advance_desc_bytes(desc_b, kk * kMmaBytes), kk > 0);
     ptx::wgmma_commit_group();
   }
 
   HOPGEMM_DEVICE void promote(Acc& f, const Acc& a, const RowScales& r, const ColScales& c) const {
-    if constexpr (T::k1D1D) {
-      mma::promote_1d1d<kBlockN>(f, a, r.sa0, r.sa1, c.sb);
-    } else {
-      mma::dispatch_former_groups<kBlockN>(static_cast<u32>(n0) % 128, [&]<int kFormer>() {
-        mma::promote_1d2d<kBlockN, kFormer>(f, a, r.sa0, r.sa1, c.sb[0].x, c.sb[0].y);
-      });
-    }
+    scales.promote(f, a, r, c);
   }
 
   // Every lane's reads of stage s's scales are done (the producer refills the scale slots with cp.async or stores,
-  // which must not overtake another lane's read): a __syncwarp, and for 1D2D each thread's own arrival on its CTA's
-  // empty barrier. Where the schedule allows it runs while the tensor cores run the stage's last batch: right before
-  // the release the __syncwarp cost 4-7% on 256x128 tiles.
+  // which must not overtake another lane's read): a __syncwarp, and where the scale policy says so (FP8 1D2D) each
+  // thread's own arrival on its CTA's empty barrier. Where the schedule allows it runs while the tensor cores run the
+  // stage's last batch: right before the release the __syncwarp cost 4-7% on 256x128 tiles.
   HOPGEMM_DEVICE void scales_read(u32 s) const {
     __syncwarp();
-    if constexpr (T::kReadersArrive) smem.stages.arrive_empty(s);
+    if constexpr (K::Scales::kReadersArrive) smem.stages.arrive_empty(s);
   }
-  HOPGEMM_DEVICE void release(u32 s) const { smem.stages.template release_by_warp<T::kClusterSize>(s, lane); }
+  HOPGEMM_DEVICE void release(u32 s) const { smem.stages.template release_by_warp<K::kClusterSize>(s, lane); }
   // d_in_stage keeps the unit's last stage for the epilogue's D staging (released after the store has read it).
   HOPGEMM_DEVICE void release_k_block(u32 s, i32 kb, i32 unit_k_blocks) const {
     if (!(kDInStage && kb == unit_k_blocks - 1)) release(s);
@@ -135,16 +134,16 @@ struct Sm90Fp8Mainloop {
         ptx::wgmma_wait_group<1>();
       }
       ptx::wgmma_fence_operand(acc[kBuf]);
-      // Two accumulator sets leave no registers for 1D1D's per-column scales ahead of time: they are read during
-      // the promotion, so that stage is released after it.
+      // Two accumulator sets leave no registers for per-column scales (1D1D) ahead of time: they are read during the
+      // promotion, so that stage is released after it.
       const ColScales cs = scales.col_scales(ring.stage, kb);
-      if constexpr (!T::k1D1D) {
+      if constexpr (!K::Scales::kPerColumnScales) {
         scales_read(ring.stage);
         release(ring.stage);
         scales.release_chunk(kb, unit_k_blocks);
       }
       promote(fin[0], acc[kBuf], rs[kBuf], cs);
-      if constexpr (T::k1D1D) {
+      if constexpr (K::Scales::kPerColumnScales) {
         scales_read(ring.stage);
         release(ring.stage);
         scales.release_chunk(kb, unit_k_blocks);
