@@ -31,27 +31,10 @@ namespace fs = std::filesystem;
 using namespace hopgemm::jit;
 using hopgemm_test::tiny_kernel_source;
 
-const Compiler& nvrtc() {
-  static const std::unique_ptr<Compiler> compiler = make_nvrtc_compiler();
-  return *compiler;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void spit(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-}
-
-size_t count_children(const fs::path& dir) {
-  std::error_code ec;
-  size_t n = 0;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) ++n;
-  return n;
-}
+using hopgemm_test::count_children;
+using hopgemm_test::nvrtc;
+using hopgemm_test::slurp;
+using hopgemm_test::spit;
 
 // A compiler that counts calls and returns a fixed "cubin": for cache logic that needs no real compile.
 class FakeCompiler final : public Compiler {
