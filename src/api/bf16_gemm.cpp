@@ -1,0 +1,214 @@
+// bf16_gemm_{nt,nn,tn,tt}: validate -> problem -> config (memoised) -> kernel (cached) -> params from the host kit ->
+// launch. The BF16 family's rendering and its precompile entry.
+#include "hopgemm/bf16_gemm.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "api/bf16_gemm_internal.hpp"
+#include "api/sm90_launch.hpp"
+#include "api/validate.hpp"
+#include "heuristics/memo.hpp"
+#include "hopgemm/error.hpp"
+#include "hopgemm/runtime.hpp"
+#include "jit/kernel_cache.hpp"
+#include "runtime/env.hpp"
+#include "runtime/workspace.hpp"
+
+namespace hopgemm {
+namespace {
+
+using device::Sm90Bf16GemmConfig;
+using device::Sm90Bf16GemmParams;
+
+struct ResolvedBf16Gemm {
+  heuristics::Bf16GemmProblem problem;
+  bool copy_c = false;  // C distinct from D: copy it into D, then accumulate
+};
+
+// Whether operand t [rows, k] is K-major (K contiguous) or MN-major (its rows contiguous); else an error. A dimension
+// of one element has any stride.
+bool k_major_operand(const api::Validator& v, const TensorView& t, const char* name) {
+  if (t.size(1) <= 1 || t.stride(1) == 1) return true;
+  if (t.size(0) <= 1 || t.stride(0) == 1) return false;
+  v.fail(name, "must be K-major or MN-major (one unit stride), got strides " + api::stride_string(t));
+}
+
+ResolvedBf16Gemm validate(const char* op, const TensorView& a, const TensorView& b, const TensorView& d,
+                          const TensorView* c) {
+  api::Validator v(op);
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) {
+    v.on_device(*t, name);
+    v.rank(*t, name, {2});
+  }
+  v.dtype(a, "a", {DType::kBFloat16});
+  v.dtype(b, "b", {DType::kBFloat16});
+  v.dtype(d, "d", {DType::kBFloat16, DType::kFloat32});
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(0);
+  v.shape(b, "b", {n, k});
+  v.shape(d, "d", {m, n});
+  v.inner_contiguous(d, "d");
+  v.same_device(a, "a", b, "b");
+  v.same_device(a, "a", d, "d");
+  const bool a_k_major = k_major_operand(v, a, "a"), b_k_major = k_major_operand(v, b, "b");
+  const bool fp32_out = d.dtype == DType::kFloat32;
+  if (k % 8 != 0) v.fail("a", "must have K a multiple of 8 (TMA rows of 16 bytes), got K = " + std::to_string(k));
+  if (n % (fp32_out ? 4 : 8) != 0) {
+    v.fail("d", std::string("must have N a multiple of ") + (fp32_out ? "4 (float32" : "8 (bfloat16") +
+                    " rows of 16 bytes), got N = " + std::to_string(n));
+  }
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
+  if (m > 0 && n > 0) {
+    // TMA: an MN-major operand's K stride is the leading one of its transposed view.
+    if (k > 0) {
+      v.tma_aligned(a_k_major ? a : transposed(a), "a");
+      v.tma_aligned(b_k_major ? b : transposed(b), "b");
+    }
+    v.tma_aligned(d, "d");
+    v.no_overlap(d, "d", a, "a");
+    v.no_overlap(d, "d", b, "b");
+  }
+  ResolvedBf16Gemm r;
+  heuristics::Bf16GemmProblem& p = r.problem;
+  if (c != nullptr) {
+    v.on_device(*c, "c");
+    v.same_device(a, "a", *c, "c");
+    v.dtype(*c, "c", {d.dtype});
+    v.rank(*c, "c", {2});
+    v.shape(*c, "c", {m, n});
+    v.inner_contiguous(*c, "c");
+    if (c->data == d.data) {
+      if (c->stride(0) != d.stride(0)) v.fail("c", "aliases 'd' but has different strides");
+    } else {
+      v.no_overlap(d, "d", *c, "c");
+      r.copy_c = true;
+    }
+    p.accumulate = 1;
+  }
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.a_k_major = a_k_major ? 1 : 0;
+  p.b_k_major = b_k_major ? 1 : 0;
+  p.out_dtype = fp32_out ? device::kOutFp32 : device::kOutBf16;
+  // The device is asked only once every argument passed: a bad argument is reported as such on any machine.
+  p.num_sms = get_num_sms(a.device);
+  p.tc_util = get_tc_util();
+  return r;
+}
+
+const heuristics::Bf16GemmChoice& bf16_gemm_choice(const heuristics::Bf16GemmProblem& problem) {
+  static heuristics::Memo<heuristics::Bf16GemmProblem, heuristics::Bf16GemmChoice> memo;
+  return memo.get(problem, heuristics::choose_bf16_gemm_config, [](const heuristics::Bf16GemmChoice& ch) {
+    if (runtime::env().print_configs || runtime::env().jit_debug) {
+      std::fprintf(stderr, "hopgemm: %s\n", heuristics::describe(ch).c_str());
+    }
+  });
+}
+
+const jit::LoadedKernel& bf16_gemm_kernel(const Sm90Bf16GemmConfig& config, const char* op, cudaStream_t stream) {
+  static jit::KernelCache<Sm90Bf16GemmConfig> cache(&api::render_sm90_bf16_gemm);
+  return cache.get(config, op, stream);
+}
+
+void run_bf16_gemm(const char* op, const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
+                   cudaStream_t stream) {
+  const ResolvedBf16Gemm r = validate(op, a, b, d, c);
+  const heuristics::Bf16GemmProblem& p = r.problem;
+  if (p.m == 0 || p.n == 0) return;
+  if (p.k == 0) {
+    api::sm90::prefill_output(d, c, r.copy_c, stream);
+    return;
+  }
+  const heuristics::Bf16GemmChoice& choice =
+      api::sm90::fitting(op, bf16_gemm_choice(p), [&] { return heuristics::describe(p); });
+  const Sm90Bf16GemmConfig& cfg = choice.config;
+  const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
+  // Everything that may refuse inside a capture (the kernel load, the workspace) comes before anything is enqueued.
+  const jit::LoadedKernel& kernel = bf16_gemm_kernel(cfg, op, stream);
+  const auto scratch = api::sm90::splitk_scratch(tile, cfg.k_splits, p.m, p.n);
+  const runtime::Workspace workspace(scratch.counter_bytes, scratch.partial_bytes, stream, op);
+  Sm90Bf16GemmParams params{};
+  api::sm90::set_operand_maps(params, tile, a, p.m, b, p.n, p.k, /*a_tail=*/true, op, p.a_k_major == 1,
+                              p.b_k_major == 1);
+  params.tma_d = api::sm90::d_map(tile, d, p.m, p.n, op);
+  params.schedule.m = static_cast<int>(p.m);
+  params.schedule.n = static_cast<int>(p.n);
+  params.schedule.k = static_cast<int>(p.k);
+  params.schedule.raster_band = choice.launch.raster_band;
+  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
+    params.d = d.data;
+    params.ldd = d.stride(0);
+  }
+  if (cfg.k_splits > 1) {
+    params.partials = static_cast<float*>(workspace.partials());
+    params.tile_counters = static_cast<uint32_t*>(workspace.counters());
+  }
+  if (r.copy_c) api::sm90::prefill_output(d, c, r.copy_c, stream);
+  api::sm90::launch_gemm(kernel, tile, choice.launch.num_sms, &params, a.device, stream);
+}
+
+}  // namespace
+
+namespace api {
+
+jit::KernelSource render_sm90_bf16_gemm(const device::Sm90Bf16GemmConfig& c) {
+  return jit::render_kernel(kSm90Bf16GemmFamily, [&](jit::ConfigWriter& w) {
+#define HOPGEMM_WRITE_FIELD(name, default_value, tunable) w.field(#name, c.name);
+    HOPGEMM_SM90_BF16_GEMM_FIELDS(HOPGEMM_WRITE_FIELD)
+#undef HOPGEMM_WRITE_FIELD
+  });
+}
+
+heuristics::Bf16GemmProblem bf16_suite_problem(const SuiteGemm& gemm, int num_sms) {
+  heuristics::Bf16GemmProblem p;
+  p.m = gemm.m;
+  p.n = gemm.n;
+  p.k = gemm.k;
+  p.num_sms = num_sms;
+  p.tc_util = get_tc_util();
+  if (gemm.role == GemmRole::kDgrad) p.b_k_major = 0;
+  if (gemm.role == GemmRole::kWgrad) {
+    p.a_k_major = p.b_k_major = 0;
+    p.out_dtype = device::kOutFp32;
+    p.accumulate = 1;
+  }
+  return p;
+}
+
+std::vector<jit::KernelSource> bf16_gemm_suite_sources(const std::string& suite, int num_sms) {
+  std::vector<jit::KernelSource> sources;
+  if (suite == kMoeSuite) return sources;
+  for (const SuiteGemm& g : suite_gemms(suite)) {
+    const auto choice = heuristics::choose_bf16_gemm_config(bf16_suite_problem(g, num_sms));
+    if (choice.num_tiles > 0) sources.push_back(render_sm90_bf16_gemm(choice.config));
+  }
+  return sources;
+}
+
+}  // namespace api
+
+void bf16_gemm_nt(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
+                  const GemmOptions&, cudaStream_t stream) {
+  run_bf16_gemm("bf16_gemm_nt", a, b, d, c, stream);
+}
+
+void bf16_gemm_nn(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
+                  const GemmOptions&, cudaStream_t stream) {
+  run_bf16_gemm("bf16_gemm_nn", a, transposed(b), d, c, stream);
+}
+
+void bf16_gemm_tn(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
+                  const GemmOptions&, cudaStream_t stream) {
+  run_bf16_gemm("bf16_gemm_tn", transposed(a), transposed(b), d, c, stream);
+}
+
+void bf16_gemm_tt(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
+                  const GemmOptions&, cudaStream_t stream) {
+  run_bf16_gemm("bf16_gemm_tt", transposed(a), b, d, c, stream);
+}
+
+}  // namespace hopgemm
