@@ -1,10 +1,11 @@
-"""The dense FP8 GEMMs with deep_gemm's signatures, declared once (hopgemm/_ops.py): the public functions over the
+"""The dense FP8 and BF16 GEMMs with deep_gemm's signatures, declared once (hopgemm/_ops.py): the public functions over the
 extension, which help() shows with their parameters and torch.compile traces (hopgemm/_dispatch.py), and their torch
 ops (hopgemm/_torch_ops.py)."""
 from . import _C, _dispatch, _ops
 from ._ops import Arg
 
-__all__ = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
+__all__ = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt",
+           "bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 
 _COMMON_DOC = """
 
@@ -43,3 +44,36 @@ fp8_gemm_nt = _declare("fp8_gemm_nt", "nk", "D = C + A @ B^T with A [M, K] and B
 fp8_gemm_nn = _declare("fp8_gemm_nn", "nk", "fp8_gemm_nt with B given as [K, N] (a transposed view of [N, K]).")
 fp8_gemm_tn = _declare("fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N] (transposed views).")
 fp8_gemm_tt = _declare("fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M] (a transposed view of [M, K]).")
+
+_BF16_DOC = """
+
+a, b: BF16 tensors, each K-major or MN-major as given (no copy is made: SM90's BF16 tensor cores read either layout);
+d [M, N] BF16 or FP32 (rows contiguous) is written in place (nothing is returned); c (d's dtype) is added: c may be d
+itself (accumulate in place) or a distinct tensor (copied into d first). Alignment: 16-byte aligned data, a K-major
+operand's row stride and an MN-major one's K stride multiples of 8 elements, K a multiple of 8, N a multiple of 8
+(BF16 d) or 4 (FP32 d); any M. compiled_dims is accepted for deep_gemm compatibility and changes nothing. stream:
+None (torch's current stream of the tensors' device, or the default stream), an int cudaStream_t, a
+torch.cuda.Stream, or any object with __cuda_stream__. Raises ValueError for invalid arguments, NotImplementedError
+for unsupported combinations, RuntimeError for JIT and CUDA failures; a call that raises writes nothing."""
+
+
+def _bf16_args(default_dims):
+    """deep_gemm's arguments of the dense BF16 GEMMs."""
+    return [
+        Arg("a", "Tensor", torch="Tensor"),
+        Arg("b", "Tensor", torch="Tensor"),
+        Arg("d", "Tensor", torch="Tensor"),
+        Arg("c", "Optional[Tensor]", None, torch="Optional[Tensor]"),
+        Arg("compiled_dims", "str", default_dims),
+        Arg("stream", "Any", None),
+    ]
+
+
+def _declare_bf16(name, default_dims, summary):
+    return _ops.declare(_ops.Op(name, _bf16_args(default_dims), summary + _BF16_DOC), _C, _dispatch)
+
+
+bf16_gemm_nt = _declare_bf16("bf16_gemm_nt", "nk", "D = C + A @ B^T with A [M, K] and B [N, K].")
+bf16_gemm_nn = _declare_bf16("bf16_gemm_nn", "nk", "bf16_gemm_nt with B given as [K, N].")
+bf16_gemm_tn = _declare_bf16("bf16_gemm_tn", "mn", "bf16_gemm_nt with A given as [K, M] and B as [K, N].")
+bf16_gemm_tt = _declare_bf16("bf16_gemm_tt", "mn", "bf16_gemm_nt with A given as [K, M] and B as [N, K].")
