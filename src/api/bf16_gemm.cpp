@@ -1,10 +1,12 @@
 // bf16_gemm_{nt,nn,tn,tt}: validate -> problem -> config (memoised) -> kernel (cached) -> params from the host kit ->
 // launch. The BF16 family's rendering and its precompile entry.
 #include "hopgemm/bf16_gemm.hpp"
+#include "hopgemm/tuning.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -114,8 +116,38 @@ const jit::LoadedKernel& bf16_gemm_kernel(const Sm90Bf16GemmConfig& config, cons
   return cache.get(config, op, stream);
 }
 
+// `choice` with the tunable fields and launch parameters in `overrides` set by name (num_stages follows a new tile
+// unless overridden); Error(kInvalidArgument) naming `op` for an unknown or fixed name or a config that does not fit
+// `p`.
+heuristics::Bf16GemmChoice with_overrides(heuristics::Bf16GemmChoice choice, const heuristics::Bf16GemmProblem& p,
+                                          const std::map<std::string, int>& overrides, const char* op) {
+  Sm90Bf16GemmConfig& cfg = choice.config;
+  for (const auto& [name, value] : overrides) {
+    int* field = name == "num_sms" ? &choice.launch.num_sms : name == "raster_band" ? &choice.launch.raster_band : nullptr;
+#define HOPGEMM_MATCH_FIELD(field_name, default_value, tunable) \
+    if (tunable && name == #field_name) field = &cfg.field_name;
+    HOPGEMM_SM90_BF16_GEMM_FIELDS(HOPGEMM_MATCH_FIELD)
+#undef HOPGEMM_MATCH_FIELD
+    if (field == nullptr) {
+      throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": unknown or fixed config field '" + name + "'");
+    }
+    *field = value;
+  }
+  if (!overrides.contains("num_stages")) cfg.num_stages = heuristics::deepest_stages(cfg);
+  const char* why = device::config_violation(cfg);
+  if (why == nullptr && !device::k_splits_fit(p.k, device::kBf16BlockK, cfg.k_splits)) why = "a split has no k-blocks";
+  if (why == nullptr && (choice.launch.num_sms < device::cluster_size(cfg) || choice.launch.raster_band < 1)) {
+    why = "num_sms must hold a cluster and raster_band be >= 1";
+  }
+  if (why != nullptr) {
+    throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": the config does not fit the problem (" + why +
+                                                 "): " + heuristics::describe(p));
+  }
+  return choice;
+}
+
 void run_bf16_gemm(const char* op, const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, const std::map<std::string, int>* overrides = nullptr) {
   const ResolvedBf16Gemm r = validate(op, a, b, d, c);
   const heuristics::Bf16GemmProblem& p = r.problem;
   if (p.m == 0 || p.n == 0) return;
@@ -123,8 +155,9 @@ void run_bf16_gemm(const char* op, const TensorView& a, const TensorView& b, con
     api::sm90::prefill_output(d, c, r.copy_c, stream);
     return;
   }
-  const heuristics::Bf16GemmChoice& choice =
+  const heuristics::Bf16GemmChoice& picked =
       api::sm90::fitting(op, bf16_gemm_choice(p), [&] { return heuristics::describe(p); });
+  const heuristics::Bf16GemmChoice choice = overrides ? with_overrides(picked, p, *overrides, op) : picked;
   const Sm90Bf16GemmConfig& cfg = choice.config;
   const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
   // Everything that may refuse inside a capture (the kernel load, the workspace) comes before anything is enqueued.
@@ -209,6 +242,16 @@ void bf16_gemm_tn(const TensorView& a, const TensorView& b, const TensorView& d,
 void bf16_gemm_tt(const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
                   const GemmOptions&, cudaStream_t stream) {
   run_bf16_gemm("bf16_gemm_tt", transposed(a), b, d, c, stream);
+}
+
+void bf16_gemm_with_overrides(const std::string& layout, const TensorView& a, const TensorView& b, const TensorView& d,
+                              const TensorView* c, const std::map<std::string, int>& overrides, cudaStream_t stream) {
+  constexpr const char* kOp = "bf16_gemm_with_overrides";
+  if (layout == "nt") return run_bf16_gemm(kOp, a, b, d, c, stream, &overrides);
+  if (layout == "nn") return run_bf16_gemm(kOp, a, transposed(b), d, c, stream, &overrides);
+  if (layout == "tn") return run_bf16_gemm(kOp, transposed(a), transposed(b), d, c, stream, &overrides);
+  if (layout == "tt") return run_bf16_gemm(kOp, transposed(a), b, d, c, stream, &overrides);
+  throw Error(ErrorKind::kInvalidArgument, std::string(kOp) + ": layout must be nt, nn, tn or tt, got '" + layout + "'");
 }
 
 }  // namespace hopgemm
