@@ -36,8 +36,8 @@ def _gemm_args(default_dims):
     ]
 
 
-def _declare(name, default_dims, summary):
-    return _ops.declare(_ops.Op(name, _gemm_args(default_dims), summary + _COMMON_DOC), _C, _dispatch)
+def _declare(name, default_dims, summary, args=_gemm_args, doc=_COMMON_DOC):
+    return _ops.declare(_ops.Op(name, args(default_dims), summary + doc), _C, _dispatch)
 
 
 fp8_gemm_nt = _declare("fp8_gemm_nt", "nk", "D = C + A @ B^T with A [M, K] and B [N, K], both K-major.")
@@ -58,19 +58,15 @@ for unsupported combinations, RuntimeError for JIT and CUDA failures; a call tha
 
 
 def _bf16_args(default_dims):
-    """deep_gemm's arguments of the dense BF16 GEMMs."""
-    return [
-        Arg("a", "Tensor", torch="Tensor"),
-        Arg("b", "Tensor", torch="Tensor"),
-        Arg("d", "Tensor", torch="Tensor"),
-        Arg("c", "Optional[Tensor]", None, torch="Optional[Tensor]"),
-        Arg("compiled_dims", "str", default_dims),
-        Arg("stream", "Any", None),
-    ]
+    """deep_gemm's arguments of the dense BF16 GEMMs: the FP8 ones with a and b plain tensors, without the recipes and
+    the UE8M0 switch."""
+    plain = {name: Arg(name, "Tensor", torch="Tensor") for name in ("a", "b")}
+    return [plain.get(arg.name, arg) for arg in _gemm_args(default_dims)
+            if not arg.name.startswith(("recipe", "disable_ue8m0"))]
 
 
 def _declare_bf16(name, default_dims, summary):
-    return _ops.declare(_ops.Op(name, _bf16_args(default_dims), summary + _BF16_DOC), _C, _dispatch)
+    return _declare(name, default_dims, summary, _bf16_args, _BF16_DOC)
 
 
 bf16_gemm_nt = _declare_bf16("bf16_gemm_nt", "nk", "D = C + A @ B^T with A [M, K] and B [N, K].")

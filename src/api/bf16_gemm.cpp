@@ -76,18 +76,7 @@ ResolvedBf16Gemm validate(const char* op, const TensorView& a, const TensorView&
   ResolvedBf16Gemm r;
   heuristics::Bf16GemmProblem& p = r.problem;
   if (c != nullptr) {
-    v.on_device(*c, "c");
-    v.same_device(a, "a", *c, "c");
-    v.dtype(*c, "c", {d.dtype});
-    v.rank(*c, "c", {2});
-    v.shape(*c, "c", {m, n});
-    v.inner_contiguous(*c, "c");
-    if (c->data == d.data) {
-      if (c->stride(0) != d.stride(0)) v.fail("c", "aliases 'd' but has different strides");
-    } else {
-      v.no_overlap(d, "d", *c, "c");
-      r.copy_c = true;
-    }
+    r.copy_c = v.dense_accumulator(*c, d, a, m, n);
     p.accumulate = 1;
   }
   p.m = m;

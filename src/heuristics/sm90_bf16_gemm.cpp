@@ -21,11 +21,10 @@ constexpr double kOneWgKBlockFloorUs = 0.07;
 constexpr int kMinStages = 3;
 
 TileRates tile_rates(const Sm90Bf16GemmConfig& c) {
-  TileRates r;
-  r.math_wgs = device::num_math_wgs(c);
-  r.mma_efficiency = wgmma_smem_efficiency(c.block_n) * (r.math_wgs == 1 ? kOneWgEfficiency : kTwoWgEfficiency);
-  r.k_block_floor_us = r.math_wgs == 1 ? kOneWgKBlockFloorUs : kKBlockFloorUs;
-  return r;
+  const bool one_wg = device::num_math_wgs(c) == 1;
+  return {.mma_efficiency = wgmma_smem_efficiency(c.block_n) * (one_wg ? kOneWgEfficiency : kTwoWgEfficiency),
+          .k_block_floor_us = one_wg ? kOneWgKBlockFloorUs : kKBlockFloorUs,
+          .math_wgs = device::num_math_wgs(c)};
 }
 
 // The BF16 family as the ranker (ranker.hpp) asks it.
@@ -33,17 +32,9 @@ struct Bf16Family {
   using Problem = Bf16GemmProblem;
   using Config = Sm90Bf16GemmConfig;
   static ModelGemm model(const Bf16GemmProblem& p) {
-    ModelGemm g;
-    g.m = p.m;
-    g.n = p.n;
-    g.k = p.k;
-    g.groups = static_cast<int>(p.num_groups);
-    g.dtype = MmaDtype::kBf16;
-    g.out_bytes = p.out_dtype == device::kOutFp32 ? 4 : 2;
-    g.accumulate = p.accumulate != 0;
-    g.num_sms = p.num_sms;
-    g.tc_util = p.tc_util;
-    return g;
+    return {.m = p.m, .n = p.n, .k = p.k, .groups = static_cast<int>(p.num_groups), .dtype = MmaDtype::kBf16,
+            .out_bytes = p.out_dtype == device::kOutFp32 ? 4 : 2, .accumulate = p.accumulate != 0,
+            .num_sms = p.num_sms, .tc_util = p.tc_util};
   }
   static int block_k(const Bf16GemmProblem&) { return device::kBf16BlockK; }
   static TileRates rates(const Sm90Bf16GemmConfig& c) { return tile_rates(c); }
