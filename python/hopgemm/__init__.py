@@ -42,6 +42,9 @@ from ._grouped import (  # noqa: E402
     m_grouped_fp8_gemm_nn_contiguous,
     m_grouped_fp8_gemm_nt_contiguous,
     m_grouped_fp8_gemm_nt_masked,
+    m_grouped_bf16_gemm_nn_contiguous,
+    m_grouped_bf16_gemm_nt_contiguous,
+    m_grouped_bf16_gemm_nt_masked,
 )
 from ._layout import (  # noqa: E402
     get_k_alignment_for_contiguous_layout,
@@ -79,6 +82,7 @@ m_grouped_fp8_fp4_gemm_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
 m_grouped_fp8_fp4_gemm_nn_contiguous = m_grouped_fp8_gemm_nn_contiguous
 m_grouped_fp8_fp4_gemm_nt_masked = m_grouped_fp8_gemm_nt_masked
 fp8_m_grouped_gemm_nt_masked = m_grouped_fp8_gemm_nt_masked  # deep_gemm's legacy alias
+bf16_m_grouped_gemm_nt_masked = m_grouped_bf16_gemm_nt_masked  # deep_gemm's legacy alias
 from .utils import *  # noqa: E402,F401,F403 (deep_gemm re-exports its utils at the top level)
 
 try:

@@ -100,11 +100,6 @@ const heuristics::Bf16GemmChoice& bf16_gemm_choice(const heuristics::Bf16GemmPro
   });
 }
 
-const jit::LoadedKernel& bf16_gemm_kernel(const Sm90Bf16GemmConfig& config, const char* op, cudaStream_t stream) {
-  static jit::KernelCache<Sm90Bf16GemmConfig> cache(&api::render_sm90_bf16_gemm);
-  return cache.get(config, op, stream);
-}
-
 // `choice` with the tunable fields and launch parameters in `overrides` set by name (num_stages follows a new tile
 // unless overridden); Error(kInvalidArgument) naming `op` for an unknown or fixed name or a config that does not fit
 // `p`.
@@ -150,7 +145,7 @@ void run_bf16_gemm(const char* op, const TensorView& a, const TensorView& b, con
   const Sm90Bf16GemmConfig& cfg = choice.config;
   const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
   // Everything that may refuse inside a capture (the kernel load, the workspace) comes before anything is enqueued.
-  const jit::LoadedKernel& kernel = bf16_gemm_kernel(cfg, op, stream);
+  const jit::LoadedKernel& kernel = api::bf16_gemm_kernel(cfg, op, stream);
   const auto scratch = api::sm90::splitk_scratch(tile, cfg.k_splits, p.m, p.n);
   const runtime::Workspace workspace(scratch.counter_bytes, scratch.partial_bytes, stream, op);
   Sm90Bf16GemmParams params{};
@@ -170,12 +165,27 @@ void run_bf16_gemm(const char* op, const TensorView& a, const TensorView& b, con
     params.tile_counters = static_cast<uint32_t*>(workspace.counters());
   }
   if (r.copy_c) api::sm90::prefill_output(d, c, r.copy_c, stream);
-  api::sm90::launch_gemm(kernel, tile, choice.launch.num_sms, &params, a.device, stream);
+  api::bf16_gemm_launch(kernel, choice, &params, a.device, stream);
 }
 
 }  // namespace
 
 namespace api {
+
+const jit::LoadedKernel& bf16_gemm_kernel(const Sm90Bf16GemmConfig& config, const char* op, cudaStream_t stream) {
+  static jit::KernelCache<Sm90Bf16GemmConfig> cache(&api::render_sm90_bf16_gemm);
+  return cache.get(config, op, stream);
+}
+
+void bf16_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Bf16GemmChoice& choice,
+                      const Sm90Bf16GemmParams* params, int device, cudaStream_t stream) {
+  sm90::launch_gemm(kernel, sm90::gemm_tile(choice.config, device::smem_bytes(choice.config)), choice.launch.num_sms,
+                    params, device, stream);
+}
+
+const heuristics::Bf16GemmChoice& bf16_grouped_choice(const char* op, const heuristics::Bf16GemmProblem& problem) {
+  return sm90::fitting(op, bf16_gemm_choice(problem), [&] { return heuristics::describe(problem); });
+}
 
 jit::KernelSource render_sm90_bf16_gemm(const device::Sm90Bf16GemmConfig& c) {
   return jit::render_kernel(kSm90Bf16GemmFamily, [&](jit::ConfigWriter& w) {
@@ -202,10 +212,20 @@ heuristics::Bf16GemmProblem bf16_suite_problem(const SuiteGemm& gemm, int num_sm
 }
 
 std::vector<jit::KernelSource> bf16_gemm_suite_sources(const std::string& suite, int num_sms) {
+  std::vector<heuristics::Bf16GemmProblem> problems;
+  if (suite == kMoeSuite) {
+    // The MoE suite's M-grouped GEMMs (contiguous, masked) as the BF16 ops build them (no K-grouped BF16 op yet).
+    for (const heuristics::Fp8GemmProblem& f : moe_suite_problems(num_sms)) {
+      if (f.grouping != device::kGroupingMIds && f.grouping != device::kGroupingMRanges) continue;
+      problems.push_back(heuristics::make_bf16_m_grouped_problem(f.grouping, f.m, f.n, f.k, f.num_groups,
+                                                                 f.group_align, num_sms, f.tc_util));
+    }
+  } else {
+    for (const SuiteGemm& g : suite_gemms(suite)) problems.push_back(bf16_suite_problem(g, num_sms));
+  }
   std::vector<jit::KernelSource> sources;
-  if (suite == kMoeSuite) return sources;
-  for (const SuiteGemm& g : suite_gemms(suite)) {
-    const auto choice = heuristics::choose_bf16_gemm_config(bf16_suite_problem(g, num_sms));
+  for (const auto& p : problems) {
+    const auto choice = heuristics::choose_bf16_gemm_config(p);
     if (choice.num_tiles > 0) sources.push_back(render_sm90_bf16_gemm(choice.config));
   }
   return sources;

@@ -1,4 +1,4 @@
-// MoE grouped FP8 GEMMs (include/hopgemm/grouped_gemm.hpp): validate -> problem -> config (memoised) -> kernel
+// MoE grouped FP8 and BF16 GEMMs (include/hopgemm/grouped_gemm.hpp): validate -> problem -> config (memoised) -> kernel
 // (cached) -> launch. This file is the validation and each layout's params; the choice, the descriptors, the scales
 // and the launch are the FP8 family's and the SM90 kit's (gemm_internal.hpp, fp8_scales.hpp, sm90_launch.hpp). They
 // run the FP8 GEMM kernel with a grouped scheduler (device/scheduler/sm90_m_group_*, sm90_k_grouped_scheduler.cuh):
@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "api/bf16_gemm_internal.hpp"
 #include "api/fp8_scales.hpp"
 #include "api/gemm_internal.hpp"
 #include "api/sm90_launch.hpp"
@@ -46,16 +47,16 @@ TensorView rows_view(const TensorView& t, int64_t rows) {
 
 std::string str(int64_t x) { return std::to_string(x); }
 
-// What every M-grouped op checks: FP8 A with K-major rows, B [G, N, K] K-major with its groups stacked densely
-// along N, BF16 D with the rows of A, the 1D2D recipe and block scales [G, ceil(N/128), ceil(K/128)].
+// What every M-grouped op checks: A (of the family's operand dtype) with K-major rows, B [G, N, K] K-major with its
+// groups stacked densely along N, BF16 D with the rows of A.
 struct MGroupedShape {
   int64_t rows = 0, n = 0, k = 0, groups = 0;  // rows: of A and D (M_sum, or G x M_max)
 };
-MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, const TensorView& b,
-                              const TensorView& sfb, const TensorView& d, const GemmOptions& options) {
+MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, const TensorView& b, const TensorView& d,
+                              DType operand) {
   for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.on_device(*t, name);
-  v.dtype(a, "a", {DType::kFloat8E4M3});
-  v.dtype(b, "b", {DType::kFloat8E4M3});
+  v.dtype(a, "a", {operand});
+  v.dtype(b, "b", {operand});
   v.dtype(d, "d", {DType::kBFloat16});
   v.rank(b, "b", {3});
   for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.non_negative_strides(*t, name);
@@ -81,9 +82,18 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   if (s.groups < 1) v.fail("b", "must hold at least one group, got shape " + api::shape_string(b));
   // As DeepGEMM asserts; neither has a kernel (N = 0 finds no configuration, K = 0 no tensor map).
   if (s.n == 0 || s.k == 0) v.fail("b", "must have N > 0 and K > 0, got shape " + api::shape_string(b));
-  if (s.k % 16 != 0) v.fail("b", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + str(s.k));
+  const int64_t k_align = 16 / static_cast<int64_t>(a.element_size());
+  if (s.k % k_align != 0) {
+    v.fail("b", "must have K a multiple of " + str(k_align) + " (TMA rows of 16 bytes), got K = " + str(s.k));
+  }
   if (s.n % 8 != 0) v.fail("d", "must have N a multiple of 8 (bfloat16 rows of 16 bytes), got N = " + str(s.n));
   if (s.rows > INT32_MAX || s.groups * s.n > INT32_MAX || s.k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
+  return s;
+}
+
+// The FP8 M-grouped ops' recipe (1D2D) and block scales [G, ceil(N/128), ceil(K/128)].
+void check_block_scales(const api::Validator& v, const TensorView& a, const TensorView& sfb, const MGroupedShape& s,
+                        const GemmOptions& options) {
   api::resolve_recipe(v, options.recipe, device::kRecipe1D2D, {device::kRecipe1D2D}, " by the M-grouped GEMMs");
   v.on_device(sfb, "sfb");
   v.dtype(sfb, "sfb", {DType::kFloat32});
@@ -91,7 +101,6 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   v.shape(sfb, "sfb", {s.groups, device::ceil_div<int64_t>(s.n, 128), device::ceil_div<int64_t>(s.k, 128)});
   v.non_negative_strides(sfb, "sfb");
   v.same_device(a, "a", sfb, "sfb");
-  return s;
 }
 
 // An int32 tensor of `count` values on a's device.
@@ -108,25 +117,21 @@ void check_int_vector(const api::Validator& v, const TensorView& t, const char* 
 void check_memory(const api::Validator& v, const TensorView& d, std::initializer_list<std::pair<const TensorView*, const char*>> ins) {
   v.tma_aligned(d, "d");
   for (auto [t, name] : ins) {
-    if (t->dtype == DType::kFloat8E4M3) v.tma_aligned(*t, name);
+    if (t->dtype == DType::kFloat8E4M3 || t->dtype == DType::kBFloat16) v.tma_aligned(*t, name);  // the operands
     v.no_overlap(d, "d", *t, name);
   }
 }
 
-// The params every M-grouped launch shares: A and D as [rows, K] / [rows, N], B as [G N, K], the block scales, the
-// per-row A scales (sfa) as the layout reads them.
-Sm90Fp8GemmParams m_grouped_params(const heuristics::Fp8GemmChoice& choice, const MGroupedShape& s,
-                                   const TensorView& a, const api::RowScales& sfa, const TensorView& b,
-                                   const TensorView& sfb, const TensorView& d, const TensorView& layout,
-                                   const char* op) {
-  const Sm90Fp8GemmConfig& cfg = choice.config;
+// The params every M-grouped launch shares, any family: A and D as [rows, K] / [rows, N], B as [G N, K], the schedule
+// over the layout tensor.
+template <class Choice>
+void set_m_grouped_params(device::Sm90GemmParams& p, const Choice& choice, const MGroupedShape& s, const TensorView& a,
+                          const TensorView& b, const TensorView& d, const TensorView& layout, const char* op) {
+  const auto& cfg = choice.config;
   const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
-  Sm90Fp8GemmParams p{};
   api::sm90::set_operand_maps(p, tile, rows_view(a, s.rows), s.rows, rows_view(b, s.groups * s.n), s.groups * s.n, s.k,
                               /*a_tail=*/false, op);
   p.tma_d = api::sm90::d_map(tile, rows_view(d, s.rows), s.rows, s.n, op);
-  const api::BlockScales blocks{sfb.data, sfb.stride(1), sfb.stride(2), sfb.stride(0)};
-  api::set_fp8_scales(p.scales, cfg, sfa, nullptr, &blocks, op);
   p.schedule.m = static_cast<int>(s.rows);
   p.schedule.n = static_cast<int>(s.n);
   p.schedule.k = static_cast<int>(s.k);
@@ -135,7 +140,51 @@ Sm90Fp8GemmParams m_grouped_params(const heuristics::Fp8GemmChoice& choice, cons
   p.ldd = d.stride(-2);
   p.schedule.grouped_layout = static_cast<const int32_t*>(layout.data);
   p.schedule.num_groups = static_cast<int>(s.groups);
+}
+
+// The FP8 M-grouped params: the shared ones, the block scales and the per-row A scales (sfa) as the layout reads them.
+Sm90Fp8GemmParams m_grouped_params(const heuristics::Fp8GemmChoice& choice, const MGroupedShape& s,
+                                   const TensorView& a, const api::RowScales& sfa, const TensorView& b,
+                                   const TensorView& sfb, const TensorView& d, const TensorView& layout,
+                                   const char* op) {
+  Sm90Fp8GemmParams p{};
+  set_m_grouped_params(p, choice, s, a, b, d, layout, op);
+  const api::BlockScales blocks{sfb.data, sfb.stride(1), sfb.stride(2), sfb.stride(0)};
+  api::set_fp8_scales(p.scales, choice.config, sfa, nullptr, &blocks, op);
   return p;
+}
+
+// The contiguous layouts' checks every family shares: D's rows, the layout tensor, expected_m. Returns whether the layout is
+// the group ids.
+bool check_contiguous_layout(const api::Validator& v, const TensorView& a, const TensorView& d, const MGroupedShape& s,
+                             const TensorView& layout, const MGroupedContiguousOptions& options) {
+  if (d.size(0) != s.rows) v.fail("d", "must have M = " + str(s.rows) + " rows (a's), got shape " + api::shape_string(d));
+  const bool ids = options.layout == ContiguousLayout::kGroupIds;
+  check_int_vector(v, layout, "grouped_layout", ids ? s.rows : s.groups, a);
+  if (options.expected_m && ids) {
+    v.fail("expected_m", "is only taken with the psum and packed layouts (grouped_layout of cumulative row ends)");
+  }
+  if (options.expected_m && *options.expected_m <= 0) v.fail("expected_m", "must be positive, got " + str(*options.expected_m));
+  return ids;
+}
+
+// The schedule of a contiguous layout (after set_m_grouped_params).
+void set_contiguous_schedule(device::Sm90ScheduleParams& schedule, const MGroupedContiguousOptions& options) {
+  schedule.ranges_kind = device::kRangesFromEnds;
+  schedule.group_align = options.layout == ContiguousLayout::kPacked ? 1 : get_mk_alignment_for_contiguous_layout();
+}
+
+// A and D as per-group [G, M_max, ...] stacks: each group's rows densely after the previous group's.
+void check_masked_stacks(const api::Validator& v, const TensorView& a, const TensorView& d, const MGroupedShape& s) {
+  const int64_t m_max = a.size(1);
+  if (a.size(0) != s.groups) v.fail("a", "must hold G = " + str(s.groups) + " groups (b's), got shape " + api::shape_string(a));
+  v.shape(d, "d", {s.groups, m_max, s.n});
+  if (s.groups > 1 && a.stride(0) != m_max * a.stride(1)) {
+    v.fail("a", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(a));
+  }
+  if (s.groups > 1 && d.stride(0) != m_max * d.stride(1)) {
+    v.fail("d", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(d));
+  }
 }
 
 void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
@@ -144,18 +193,13 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   const api::Validator v(op);
   v.rank(a, "a", {2});
   v.rank(d, "d", {2});
-  const MGroupedShape s = check_m_grouped(v, a, b, sfb, d, options);
-  if (d.size(0) != s.rows) v.fail("d", "must have M = " + str(s.rows) + " rows (a's), got shape " + api::shape_string(d));
+  const MGroupedShape s = check_m_grouped(v, a, b, d, DType::kFloat8E4M3);
+  check_block_scales(v, a, sfb, s, options);
   const int64_t sf_k = device::ceil_div<int64_t>(s.k, 128);
   const bool sfa_row_major = api::sf_layout(v, sfa, "sfa", s.rows, sf_k, /*allow_mn_major=*/true) == api::SfLayout::kRowMajor;
   v.same_device(a, "a", sfa, "sfa");
-  const bool ids = options.layout == ContiguousLayout::kGroupIds;
-  check_int_vector(v, layout, "grouped_layout", ids ? s.rows : s.groups, a);
+  const bool ids = check_contiguous_layout(v, a, d, s, layout, options);
   const int alignment = get_mk_alignment_for_contiguous_layout();
-  if (options.expected_m && ids) {
-    v.fail("expected_m", "is only taken with the psum and packed layouts (grouped_layout of cumulative row ends)");
-  }
-  if (options.expected_m && *options.expected_m <= 0) v.fail("expected_m", "must be positive, got " + str(*options.expected_m));
   if (s.rows == 0) return;
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&layout, "grouped_layout"}});
 
@@ -165,9 +209,30 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   const heuristics::Fp8GemmChoice choice = api::fp8_grouped_choice(op, problem);
   const api::RowScales sfa_rows{sfa, s.rows, sf_k, sfa_row_major, sfa.stride(-2)};
   Sm90Fp8GemmParams p = m_grouped_params(choice, s, a, sfa_rows, b, sfb, d, layout, op);
-  p.schedule.ranges_kind = device::kRangesFromEnds;
-  p.schedule.group_align = options.layout == ContiguousLayout::kPacked ? 1 : alignment;
+  set_contiguous_schedule(p.schedule, options);
   api::fp8_gemm_launch(api::fp8_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);
+}
+
+// The BF16 M-grouped contiguous GEMM: the FP8 one's layouts and schedule with BF16 operands and no scales.
+void run_m_grouped_bf16_contiguous(const char* op, const TensorView& a, const TensorView& b, const TensorView& d,
+                                   const TensorView& layout, const MGroupedContiguousOptions& options,
+                                   cudaStream_t stream) {
+  const api::Validator v(op);
+  v.rank(a, "a", {2});
+  v.rank(d, "d", {2});
+  const MGroupedShape s = check_m_grouped(v, a, b, d, DType::kBFloat16);
+  const bool ids = check_contiguous_layout(v, a, d, s, layout, options);
+  if (s.rows == 0) return;
+  check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&layout, "grouped_layout"}});
+  const heuristics::Bf16GemmProblem problem = heuristics::make_bf16_m_grouped_problem(
+      ids ? device::kGroupingMIds : device::kGroupingMRanges,
+      options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)), s.n, s.k, s.groups,
+      get_mk_alignment_for_contiguous_layout(), get_num_sms(a.device), get_tc_util());
+  const heuristics::Bf16GemmChoice& choice = api::bf16_grouped_choice(op, problem);
+  device::Sm90Bf16GemmParams p{};
+  set_m_grouped_params(p, choice, s, a, b, d, layout, op);
+  set_contiguous_schedule(p.schedule, options);
+  api::bf16_gemm_launch(api::bf16_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);
 }
 
 }  // namespace
@@ -202,16 +267,10 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   const api::Validator v(op);
   v.rank(a, "a", {3});
   v.rank(d, "d", {3});
-  const MGroupedShape s = check_m_grouped(v, a, b, sfb, d, options);
+  const MGroupedShape s = check_m_grouped(v, a, b, d, DType::kFloat8E4M3);
+  check_block_scales(v, a, sfb, s, options);
   const int64_t m_max = a.size(1), sf_k = device::ceil_div<int64_t>(s.k, 128);
-  if (a.size(0) != s.groups) v.fail("a", "must hold G = " + str(s.groups) + " groups (b's), got shape " + api::shape_string(a));
-  v.shape(d, "d", {s.groups, m_max, s.n});
-  if (s.groups > 1 && a.stride(0) != m_max * a.stride(1)) {
-    v.fail("a", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(a));
-  }
-  if (s.groups > 1 && d.stride(0) != m_max * d.stride(1)) {
-    v.fail("d", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(d));
-  }
+  check_masked_stacks(v, a, d, s);
   // sfa [G, M_max, ceil(K/128)]: row-major rows of all groups, or per group MN-major TMA-aligned (one map of
   // [G x ceil(K/128)] columns of M_max rows).
   v.on_device(sfa, "sfa");
@@ -251,6 +310,44 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   p.schedule.ranges_kind = device::kRangesMasked;
   p.schedule.group_rows = static_cast<int>(m_max);
   api::fp8_gemm_launch(api::fp8_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);
+}
+
+void m_grouped_bf16_gemm_nt_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
+                                       const TensorView& grouped_layout, const MGroupedContiguousOptions& options,
+                                       cudaStream_t stream) {
+  run_m_grouped_bf16_contiguous("m_grouped_bf16_gemm_nt_contiguous", a, b, d, grouped_layout, options, stream);
+}
+
+void m_grouped_bf16_gemm_nn_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
+                                       const TensorView& grouped_layout, const MGroupedContiguousOptions& options,
+                                       cudaStream_t stream) {
+  run_m_grouped_bf16_contiguous("m_grouped_bf16_gemm_nn_contiguous", a, transposed(b), d, grouped_layout, options,
+                                stream);
+}
+
+void m_grouped_bf16_gemm_nt_masked(const TensorView& a, const TensorView& b, const TensorView& d,
+                                   const TensorView& masked_m, int64_t expected_m, const GemmOptions&,
+                                   cudaStream_t stream) {
+  const char* op = "m_grouped_bf16_gemm_nt_masked";
+  const api::Validator v(op);
+  v.rank(a, "a", {3});
+  v.rank(d, "d", {3});
+  const MGroupedShape s = check_m_grouped(v, a, b, d, DType::kBFloat16);
+  check_masked_stacks(v, a, d, s);
+  const int64_t m_max = a.size(1);
+  check_int_vector(v, masked_m, "masked_m", s.groups, a);
+  if (expected_m <= 0) v.fail("expected_m", "must be positive, got " + str(expected_m));
+  if (m_max == 0) return;
+  check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&masked_m, "masked_m"}});
+  const heuristics::Bf16GemmProblem problem =
+      heuristics::make_bf16_m_grouped_problem(device::kGroupingMRanges, std::min(expected_m, m_max), s.n, s.k, s.groups,
+                                              0, get_num_sms(a.device), get_tc_util());
+  const heuristics::Bf16GemmChoice& choice = api::bf16_grouped_choice(op, problem);
+  device::Sm90Bf16GemmParams p{};
+  set_m_grouped_params(p, choice, s, a, b, d, masked_m, op);
+  p.schedule.ranges_kind = device::kRangesMasked;
+  p.schedule.group_rows = static_cast<int>(m_max);
+  api::bf16_gemm_launch(api::bf16_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);
 }
 
 void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa, const TensorView& b,

@@ -1,5 +1,6 @@
 #include "heuristics/sm90_bf16_gemm.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "heuristics/cost_model.hpp"
@@ -79,6 +80,12 @@ std::optional<Sm90Bf16GemmConfig> build_bf16_gemm_config(const Bf16GemmProblem& 
   if (c.num_stages < kMinStages || !device::is_valid(c)) return std::nullopt;
   if (!device::k_splits_fit(p.k, device::kBf16BlockK, c.k_splits)) return std::nullopt;
   return c;
+}
+
+Bf16GemmProblem make_bf16_m_grouped_problem(int grouping, int64_t rows_per_group, int64_t n, int64_t k, int64_t groups,
+                                            int group_align, int num_sms, int tc_util) {
+  return {.m = std::max<int64_t>(rows_per_group, 1), .n = n, .k = k, .num_groups = groups, .num_sms = num_sms,
+          .tc_util = tc_util, .grouping = grouping, .group_align = grouping == device::kGroupingMIds ? group_align : 0};
 }
 
 std::vector<Bf16GemmChoice> rank_bf16_gemm_configs(const Bf16GemmProblem& p, size_t max_count) {

@@ -28,6 +28,12 @@ struct Bf16GemmProblem {
   int32_t group_align = 0;  // m_group_ids: the groups' row alignment, which the tile rows must divide
 };
 
+// The M-grouped ops' problems: `groups` experts of rows_per_group rows each as the model sees them (masked:
+// expected_m; contiguous: the expected or mean rows per group), grouping m_group_ids (group_align: the layout's row
+// alignment, which tile rows must divide) or m_group_ranges; A and B K-major, BF16 D.
+Bf16GemmProblem make_bf16_m_grouped_problem(int grouping, int64_t rows_per_group, int64_t n, int64_t k, int64_t groups,
+                                            int group_align, int num_sms, int tc_util);
+
 using Bf16GemmChoice = GemmChoice<device::Sm90Bf16GemmConfig>;
 
 // The configuration the family runs `tile` with for `problem` (as many stages as fit); none where that is invalid,
