@@ -43,14 +43,16 @@ struct Bf16Family {
     return build_bf16_gemm_config(p, tile);
   }
   // Cluster none, B shared (2x1), A shared (1x2); then tile height and width, smallest first (the model's ties go to
-  // the earlier). Widths step by 16 (8 below 16); tiles far larger than the problem waste the tensor cores on padding.
+  // the earlier). Widths step by 16 (8 below 16); tiles far larger than the problem waste the tensor cores on padding,
+  // down to the narrowest width the layout allows (an MN-major B loads 64-column boxes).
   static std::vector<GemmTile> candidates(const Bf16GemmProblem& p) {
     std::vector<GemmTile> tiles;
+    const int narrowest = p.b_k_major ? 16 : 64;
     for (int cluster : {0, 1, 2}) {
       for (int block_m : {64, 128, 256}) {
         for (int block_n = 8; block_n <= 256; block_n += block_n < 16 ? 8 : 16) {
           if (block_m > 64 && (block_m / 2) >= p.m) continue;
-          if (block_n > 16 && block_n - 16 >= p.n) continue;
+          if (block_n > narrowest && block_n - 16 >= p.n) continue;
           tiles.push_back({block_m, block_n, cluster == 1 ? 2 : 1, cluster == 2 ? 2 : 1, 1});
         }
       }
