@@ -3,13 +3,18 @@ same GPU.
 
     source .anchor/build_deepgemm.sh .anchor/deepgemm-54e2261.tgz   # import deep_gemm works after this (optional:
                                                                      # without it the DeepGEMM column is empty)
-    python bench/bf16_vs_deepgemm.py [--rounds 5] [--iters 10] [--shapes SET:MxNxK,...] [--out FILE.json]
+    python bench/bf16_vs_deepgemm.py [--rounds 5] [--iters 10] [--sets SET,...] [--shapes SET:MxNxK,...]
+                                     [--out FILE.json]
 
 Rows (DeepGEMM's BF16 test layouts, tests/test_bf16.py, on the DeepSeek-V3 (N, K) pairs of bench/vs_deepgemm.py):
   fwd    M in (128, 4096) x the seven (N, K), A and B K-major, BF16 D; and 8192^3; and the FP32-output pairs
          (N, K) = (256, 7168), (129280, 7168) at M = 4096.
   dgrad  (4096, K, N) for each (N, K): A K-major, B MN-major ([N, K] given as a [K, N] buffer's transpose), BF16 D.
   wgrad  (N, K, 4096) for each (N, K): A and B MN-major, FP32 D += A B^T (C aliases D).
+  contiguous  M-grouped, group ids (DeepGEMM's default layout): (G, M per group) in ((4, 8192), (8, 4096)) x (N, K) in
+         ((6144, 7168), (4096, 2048)), each group's rows padded to 128 with -1 ids; torch: one mm per group.
+  masked   (G, M expected) in ((32, 192), (6, 1024)) x the same (N, K), A [G, 4096, K], masked_m = M for every group;
+         torch: one mm per group over its masked rows.
 Every library gets the very same tensors and the same call shape: hopgemm.bf16_gemm_nt(a, b, d, c) and
 deep_gemm.bf16_gemm_nt(a, b, d, c) on the (possibly MN-major) views; torch: torch.mm(a, b.T, out=d) (FP32 D:
 out_dtype=torch.float32; accumulating: torch.addmm(d, a, b.T, out=d, out_dtype=...)), cuBLASLt under torch.
@@ -30,13 +35,69 @@ FP32_OUT_NK = ((256, 7168), (129280, 7168))
 FLUSH_BYTES = 256 << 20
 
 
+GROUPED_NK = ((6144, 7168), (4096, 2048))
+CONTIGUOUS_GROUPS = ((4, 8192), (8, 4096))
+MASKED_GROUPS = ((32, 192), (6, 1024))
+MASKED_MAX_M = 4096
+
+
 def rows():
     out = [("fwd", (m, n, k)) for m in (128, 4096) for n, k in DEEPSEEK_V3_NK]
     out.append(("fwd", (8192, 8192, 8192)))
     out += [("fwd-fp32", (4096, n, k)) for n, k in FP32_OUT_NK]
     out += [("dgrad", (4096, k, n)) for n, k in DEEPSEEK_V3_NK]
     out += [("wgrad", (n, k, 4096)) for n, k in DEEPSEEK_V3_NK]
+    out += [("contiguous", (g, m, n, k)) for g, m in CONTIGUOUS_GROUPS for n, k in GROUPED_NK]
+    out += [("masked", (g, m, n, k)) for g, m in MASKED_GROUPS for n, k in GROUPED_NK]
     return out
+
+
+def grouped_case(set_name, shape, mods, seed):
+    """(fns {library: fn(d)}, new_output, reference, select (the computed rows of an output), flops) of an M-grouped
+    row."""
+    groups, m, n, k = shape
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    b = torch.randn(groups, n, k, device="cuda", generator=g).to(torch.bfloat16)
+    if set_name == "contiguous":
+        rows = ((m + 127) // 128) * 128
+        a = torch.randn(groups * rows, k, device="cuda", generator=g).to(torch.bfloat16)
+        ids = torch.arange(groups, device="cuda", dtype=torch.int32).repeat_interleave(rows)
+        ids.view(groups, rows)[:, m:] = -1
+        a.view(groups, rows, k)[:, m:] = 0
+        shape_d = (groups * rows, n)
+        fns = {lib: (lambda mod: lambda d: mod.m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids))(mods[lib])
+               for lib in mods}
+        fns["torch"] = lambda d: [torch.mm(a[i * rows:i * rows + m], b[i].T, out=d[i * rows:i * rows + m])
+                                  for i in range(groups)]
+
+        def reference():
+            ref = torch.zeros(shape_d, device="cuda")
+            for i in range(groups):
+                ref[i * rows:i * rows + m] = a[i * rows:i * rows + m].float() @ b[i].float().T
+            return ref
+        valid = ids >= 0
+
+        def select(x):
+            return x[valid]
+    else:
+        a = torch.randn(groups, MASKED_MAX_M, k, device="cuda", generator=g).to(torch.bfloat16)
+        masked_m = torch.full((groups,), m, device="cuda", dtype=torch.int32)
+        shape_d = (groups, MASKED_MAX_M, n)
+        fns = {lib: (lambda mod: lambda d: mod.m_grouped_bf16_gemm_nt_masked(a, b, d, masked_m, m))(mods[lib])
+               for lib in mods}
+        fns["torch"] = lambda d: [torch.mm(a[i, :m], b[i].T, out=d[i, :m]) for i in range(groups)]
+
+        def reference():
+            ref = torch.zeros(shape_d, device="cuda")
+            ref[:, :m] = torch.bmm(a[:, :m].float(), b.float().transpose(1, 2))
+            return ref
+
+        def select(x):
+            return x[:, :m]
+
+    def new_output():
+        return torch.zeros(shape_d, device="cuda", dtype=torch.bfloat16)
+    return fns, new_output, reference, select, 2 * groups * m * n * k
 
 
 def make_case(set_name, shape, seed):
@@ -97,7 +158,8 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--iters", type=int, default=10)
-    p.add_argument("--shapes", default="", help="only these rows: SET:MxNxK,...")
+    p.add_argument("--shapes", default="", help="only these rows: SET:MxNxK or SET:GxMxNxK,...")
+    p.add_argument("--sets", default="", help="only these sets: fwd,fwd-fp32,dgrad,wgrad,contiguous,masked")
     p.add_argument("--out", default="")
     args = p.parse_args(argv)
     import hopgemm
@@ -110,40 +172,47 @@ def main(argv):
     except Exception as e:  # noqa: BLE001 (reported; the other columns still run)
         print(f"bf16_vs_deepgemm: no deep_gemm ({type(e).__name__}: {e}); DeepGEMM column empty")
     only = {s for s in args.shapes.split(",") if s}
+    sets = {s for s in args.sets.split(",") if s}
     results = []
-    header = f"{'set':9} {'shape':>20} {'hopgemm us':>11} {'TFLOPS':>7} {'deepgemm':>9} {'torch':>9} {'dg/hg':>6} {'tc/hg':>6}  diffs"
+    header = f"{'set':10} {'shape':>22} {'hopgemm us':>11} {'TFLOPS':>7} {'deepgemm':>9} {'torch':>9} {'dg/hg':>6} {'tc/hg':>6}  diffs"
     print(header)
     for set_name, shape in rows():
         label = f"{set_name}:{'x'.join(map(str, shape))}"
-        if only and label not in only:
+        if (only and label not in only) or (sets and set_name not in sets):
             continue
-        m, n, k = shape
-        a, b, c, out_dtype = make_case(set_name, shape, seed=m * 7919 + n * 131 + k)
-        fns = calls(mods, a, b, c, out_dtype)
+        *_, m, n, k = shape
+        seed = m * 7919 + n * 131 + k
+        if set_name in ("contiguous", "masked"):
+            fns, new_output, reference, select, flops = grouped_case(set_name, shape, mods, seed)
+            ref = select(reference())
+        else:
+            a, b, c, out_dtype = make_case(set_name, shape, seed)
+            fns = calls(mods, a, b, c, out_dtype)
+            select, flops = (lambda x: x), 2 * m * n * k
 
-        def new_output():
-            return c.clone() if c is not None else torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
+            def new_output():
+                return c.clone() if c is not None else torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
 
-        ref = (a.float() @ b.float().T) + (c if c is not None else 0)
+            ref = (a.float() @ b.float().T) + (c if c is not None else 0)
         diffs = {}
         for lib, fn in fns.items():
             try:
                 d = new_output()
                 fn(d)
                 torch.cuda.synchronize()
-                diffs[lib] = calc_diff(d, ref)
+                diffs[lib] = calc_diff(select(d), ref)
             except Exception as e:  # noqa: BLE001 (a library that cannot run a row gets no time)
                 diffs[lib] = f"{type(e).__name__}: {e}"
         runnable = {lib: fn for lib, fn in fns.items() if isinstance(diffs[lib], float)}
         # Accumulating rows add into d on every call: their time does not depend on its values.
         us = time_row(runnable, new_output, args.rounds, args.iters) if "hopgemm" in runnable else {}
         hg = us.get("hopgemm")
-        row = {"set": set_name, "m": m, "n": n, "k": k, "us": us, "diffs": diffs,
-               "tflops": 2 * m * n * k / hg / 1e6 if hg else None}
+        row = {"set": set_name, "shape": list(shape), "us": us, "diffs": diffs,
+               "tflops": flops / hg / 1e6 if hg else None}
         results.append(row)
         ratio = lambda lib: f"{us[lib] / hg:6.3f}" if hg and lib in us else "   n/a"  # noqa: E731
         fmt = lambda lib: f"{us[lib]:9.1f}" if lib in us else "      n/a"  # noqa: E731
-        print(f"{set_name:9} {'x'.join(map(str, shape)):>20} {fmt('hopgemm'):>11} "
+        print(f"{set_name:10} {'x'.join(map(str, shape)):>22} {fmt('hopgemm'):>11} "
               f"{row['tflops'] or 0:7.0f} {fmt('deepgemm')} {fmt('torch')} {ratio('deepgemm')} {ratio('torch')}  "
               + " ".join(f"{lib}={v:.1e}" if isinstance(v, float) else f"{lib}={v}" for lib, v in diffs.items()),
               flush=True)
