@@ -98,6 +98,14 @@ void m_grouped_bf16_gemm_nn_contiguous(const TensorView& a, const TensorView& b,
 void m_grouped_bf16_gemm_nt_masked(const TensorView& a, const TensorView& b, const TensorView& d,
                                    const TensorView& masked_m, int64_t expected_m, const GemmOptions& options,
                                    cudaStream_t stream);
+// BF16 K-grouped (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32 with a [sum(ks), M] and b [sum(ks), N] BF16
+// (rows contiguous: MN-major operands, as DeepGEMM's tn takes them; row strides multiples of 8 elements), group g
+// the rows [off_g, off_g + ks[g]) of both; ks multiples of 64 (0 allowed: D[g] = C[g]), ks_tensor the same as int32
+// [G] on the device; d [G, M, N] FP32 contiguous; c null (D[g] = A_g B_g^T), d itself, or a distinct [G, M, N] FP32
+// (copied first).
+void k_grouped_bf16_gemm_tn_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
+                                       std::span<const int64_t> ks, const TensorView& ks_tensor, const TensorView* c,
+                                       const GemmOptions& options, cudaStream_t stream);
 
 // Row alignment of the groups in the M-grouped contiguous layouts (kGroupIds, kPsum): 128 unless set. Settable to a
 // positive multiple of 64 (the tile rows of the kGroupIds kernels divide it); process-wide.

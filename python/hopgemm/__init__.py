@@ -45,6 +45,7 @@ from ._grouped import (  # noqa: E402
     m_grouped_bf16_gemm_nn_contiguous,
     m_grouped_bf16_gemm_nt_contiguous,
     m_grouped_bf16_gemm_nt_masked,
+    k_grouped_bf16_gemm_tn_contiguous,
 )
 from ._layout import (  # noqa: E402
     get_k_alignment_for_contiguous_layout,

@@ -6,7 +6,8 @@ from ._ops import Arg
 
 __all__ = ["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous", "m_grouped_fp8_gemm_nt_masked",
            "k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous",
-           "m_grouped_bf16_gemm_nt_contiguous", "m_grouped_bf16_gemm_nn_contiguous", "m_grouped_bf16_gemm_nt_masked"]
+           "m_grouped_bf16_gemm_nt_contiguous", "m_grouped_bf16_gemm_nn_contiguous", "m_grouped_bf16_gemm_nt_masked",
+           "k_grouped_bf16_gemm_tn_contiguous"]
 
 _ERRORS = """
 Raises ValueError for invalid arguments (the keyword combinations above before any tensor is looked at),
@@ -158,10 +159,10 @@ compatibility. stream: None (torch's current stream of the tensors' device, or t
 cudaStream_t, a torch.cuda.Stream, or any object with __cuda_stream__."""
 
 
-def _bf16(op, name, summary, doc):
+def _bf16(op, name, summary, doc, operands_doc=_BF16_M_GROUPED_DOC):
     plain = {arg: Arg(arg, "Tensor", torch="Tensor") for arg in ("a", "b")}
     args = [plain.get(arg.name, arg) for arg in op.args if not arg.name.startswith(("recipe", "disable_ue8m0"))]
-    return _declare(name, args, summary + doc + _BF16_M_GROUPED_DOC + _ERRORS)
+    return _declare(name, args, summary + doc + operands_doc + _ERRORS, op.prologue.replace(op.name, name))
 
 
 m_grouped_bf16_gemm_nt_contiguous = _bf16(
@@ -178,3 +179,14 @@ m_grouped_bf16_gemm_nt_masked = _bf16(
     "A [G, M_max, K], B [G, N, K], d [G, M_max, N] BF16, m_g = min(max(masked_m[g], 0), M_max) read by the kernel "
     "(no host sync; CUDA graphs replay correctly when masked_m changes); other rows of d untouched; expected_m > 0 "
     "steers the heuristics only.", "")
+k_grouped_bf16_gemm_tn_contiguous = _bf16(
+    _ops.OPS["k_grouped_fp8_gemm_tn_contiguous"], "k_grouped_bf16_gemm_tn_contiguous",
+    "MoE K-grouped BF16 GEMM (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32, g = 0..G-1.", """
+
+a [sum(ks), M] and b [sum(ks), N]: BF16 with rows contiguous (MN-major operands, read as they are; row strides
+multiples of 8 elements), group g the rows [off_g, off_g + k_g) of both (off_g = k_0 + ... + k_{g-1}). ks_cpu (or
+hopgemm's older keyword ks): each group's K, a list of ints on the host, multiples of 64 (0 allowed: D[g] = C[g]);
+None is refused with ValueError. grouped_layout (or hopgemm's older keyword ks_tensor): the same values as int32 [G] on
+the device. d [G, M, N] FP32 contiguous, written in place; c: None (D[g] = A_g @ B_g^T), d itself (accumulate) or
+another contiguous [G, M, N] FP32 tensor (copied into d first). use_psum_layout=True raises NotImplementedError (as
+deep_gemm does on SM90). compiled_dims is accepted for deep_gemm compatibility. stream: as for the other GEMMs.""", "")

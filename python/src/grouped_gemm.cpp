@@ -101,27 +101,35 @@ void m_grouped_masked(nb::handle a, nb::handle b, nb::handle d, nb::handle maske
   });
 }
 
+// ks as the K-grouped ops take it: the list deep_gemm HEAD calls ks_cpu (None is refused: the kernels need it on the
+// host); use_psum_layout is SM100-only there.
+std::span<const int64_t> k_grouped_ks(const char* name, const std::optional<std::vector<int64_t>>& ks,
+                                      bool use_psum_layout) {
+  if (!ks) {
+    throw invalid(name, "argument 'ks' must be the groups' K as a list of ints (deep_gemm HEAD's ks_cpu=None, "
+                        "which reads them from ks_tensor, is not supported: the kernels need them on the host)");
+  }
+  if (use_psum_layout) {
+    throw Error(ErrorKind::kUnsupported, std::string(name) + ": use_psum_layout=True is not supported on SM90 "
+                                                             "(as in DeepGEMM)");
+  }
+  return *ks;
+}
+
 using KGroupedFn = decltype(&k_grouped_fp8_gemm_nt_contiguous);
 
 void def_k_grouped(nb::module_& m, const char* name, KGroupedFn gemm, const char* doc) {
   m.def(name, [name, gemm](nb::handle a, nb::handle b, nb::handle d, const std::optional<std::vector<int64_t>>& ks,
                            nb::handle ks_tensor, nb::handle c, const std::array<int, 3>& recipe,
                            std::string compiled_dims, bool use_psum_layout, nb::handle stream) {
-    if (!ks) {
-      throw invalid(name, "argument 'ks' must be the groups' K as a list of ints (deep_gemm HEAD's ks_cpu=None, "
-                          "which reads them from ks_tensor, is not supported: the kernels need them on the host)");
-    }
-    if (use_psum_layout) {
-      throw Error(ErrorKind::kUnsupported, std::string(name) + ": use_psum_layout=True is not supported on SM90 "
-                                                               "(as in DeepGEMM)");
-    }
+    const std::span<const int64_t> group_ks = k_grouped_ks(name, ks, use_psum_layout);
     const GemmOptions options{.recipe = recipe, .compiled_dims = std::move(compiled_dims)};
     CallContext ctx;
     const GemmTensors t = gemm_tensors(a, b, d, ctx);
     const TensorView tks = tensor_arg(ks_tensor, "ks_tensor", ctx);
     const TensorView tc = optional_tensor_arg(c, "c", ctx);
     launch(ctx, stream, [&](cudaStream_t s) {
-      gemm(t.a, t.sfa, t.b, t.sfb, t.d, std::span<const int64_t>(*ks), tks, tc.rank < 0 ? nullptr : &tc, options, s);
+      gemm(t.a, t.sfa, t.b, t.sfb, t.d, group_ks, tks, tc.rank < 0 ? nullptr : &tc, options, s);
     });
   }, "a"_a.none(), "b"_a.none(), "d"_a.none(), "ks"_a.none(), "ks_tensor"_a.none(), "c"_a.none() = nb::none(),
         nb::arg("recipe").sig("(1, 1, 128)") = std::array<int, 3>{1, 1, 128}, "compiled_dims"_a = "mn",
@@ -164,9 +172,31 @@ void m_grouped_bf16_masked(nb::handle a, nb::handle b, nb::handle d, nb::handle 
   });
 }
 
+void k_grouped_bf16(nb::handle a, nb::handle b, nb::handle d, const std::optional<std::vector<int64_t>>& ks,
+                    nb::handle ks_tensor, nb::handle c, std::string compiled_dims, bool use_psum_layout,
+                    nb::handle stream) {
+  const char* name = "k_grouped_bf16_gemm_tn_contiguous";
+  const std::span<const int64_t> group_ks = k_grouped_ks(name, ks, use_psum_layout);
+  GemmOptions options;
+  options.compiled_dims = std::move(compiled_dims);
+  CallContext ctx;
+  const TensorView ta = tensor_arg(a, "a", ctx), tb = tensor_arg(b, "b", ctx), td = tensor_arg(d, "d", ctx);
+  const TensorView tks = tensor_arg(ks_tensor, "ks_tensor", ctx);
+  const TensorView tc = optional_tensor_arg(c, "c", ctx);
+  launch(ctx, stream, [&](cudaStream_t s) {
+    k_grouped_bf16_gemm_tn_contiguous(ta, tb, td, group_ks, tks, tc.rank < 0 ? nullptr : &tc, options, s);
+  });
+}
+
 }  // namespace
 
 void bind_grouped_gemm(nb::module_& m) {
+  m.def("k_grouped_bf16_gemm_tn_contiguous", &k_grouped_bf16, "a"_a.none(), "b"_a.none(), "d"_a.none(), "ks"_a.none(),
+        "ks_tensor"_a.none(), "c"_a.none() = nb::none(), "compiled_dims"_a = "mn", "use_psum_layout"_a = false,
+        nb::kw_only(), "stream"_a.none() = nb::none(),
+        "MoE K-grouped BF16 GEMM (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32, a [sum(ks), M] and b "
+        "[sum(ks), N] BF16 with rows contiguous (group g: rows [off_g, off_g + ks[g])), ks multiples of 64, "
+        "ks_tensor the same as int32 [G] on the device, d [G, M, N] FP32; c None, d itself or another [G, M, N] FP32.");
   def_bf16_contiguous(m, "m_grouped_bf16_gemm_nt_contiguous", &m_grouped_bf16_gemm_nt_contiguous,
       "MoE M-grouped BF16 GEMM, groups of rows stacked: D[rows of g] = A[rows of g] @ B[g]^T, a [M_sum, K], b [G, N, "
       "K] both K-major, d [M_sum, N] BF16 written in place; grouped_layout as m_grouped_fp8_gemm_nt_contiguous's.");

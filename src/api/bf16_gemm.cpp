@@ -214,11 +214,12 @@ heuristics::Bf16GemmProblem bf16_suite_problem(const SuiteGemm& gemm, int num_sm
 std::vector<jit::KernelSource> bf16_gemm_suite_sources(const std::string& suite, int num_sms) {
   std::vector<heuristics::Bf16GemmProblem> problems;
   if (suite == kMoeSuite) {
-    // The MoE suite's M-grouped GEMMs (contiguous, masked) as the BF16 ops build them (no K-grouped BF16 op yet).
+    // The MoE suite's grouped GEMMs as the BF16 ops build them (the K-grouped one over K ranges of MN-major operands).
     for (const heuristics::Fp8GemmProblem& f : moe_suite_problems(num_sms)) {
-      if (f.grouping != device::kGroupingMIds && f.grouping != device::kGroupingMRanges) continue;
-      problems.push_back(heuristics::make_bf16_m_grouped_problem(f.grouping, f.m, f.n, f.k, f.num_groups,
-                                                                 f.group_align, num_sms, f.tc_util));
+      problems.push_back(f.grouping == device::kGroupingK
+                             ? heuristics::make_bf16_k_grouped_problem(f.m, f.n, f.k, f.num_groups, num_sms, f.tc_util)
+                             : heuristics::make_bf16_m_grouped_problem(f.grouping, f.m, f.n, f.k, f.num_groups,
+                                                                       f.group_align, num_sms, f.tc_util));
     }
   } else {
     for (const SuiteGemm& g : suite_gemms(suite)) problems.push_back(bf16_suite_problem(g, num_sms));

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "api/bf16_gemm_internal.hpp"
@@ -111,6 +112,54 @@ void check_int_vector(const api::Validator& v, const TensorView& t, const char* 
   v.shape(t, arg, {count});
   v.contiguous(t, arg);
   v.same_device(a, "a", t, arg);
+}
+
+// The K-grouped ops' ks (host) and ks_tensor (device, int32 [G]): one K per group of d, each a multiple of `k_block`
+// (>= 0, below 2^31). Returns sum(ks), the non-empty groups and the first of them (-1: none).
+struct KGroups {
+  int64_t sum_k = 0, non_empty = 0, first = -1;
+};
+KGroups check_k_groups(const api::Validator& v, std::span<const int64_t> ks, const TensorView& ks_tensor,
+                       const TensorView& a, int64_t groups, int64_t k_block) {
+  if (static_cast<int64_t>(ks.size()) != groups) {
+    v.fail("ks", "must give one K per group: d holds " + str(groups) + " groups, ks has " + str(int64_t(ks.size())));
+  }
+  KGroups r;
+  for (size_t g = 0; g < ks.size(); ++g) {
+    if (ks[g] < 0 || ks[g] % k_block != 0) {
+      v.fail("ks", "must hold multiples of " + str(k_block) + " (>= 0), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
+    }
+    if (ks[g] > INT32_MAX) {
+      v.fail("ks", "must hold values below 2^31 (ks_tensor is int32), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
+    }
+    if (ks[g] > 0 && r.first < 0) r.first = static_cast<int64_t>(g);
+    r.non_empty += ks[g] > 0;
+    r.sum_k += ks[g];
+  }
+  check_int_vector(v, ks_tensor, "ks_tensor", groups, a);
+  return r;
+}
+
+// C of a K-grouped op: FP32 [G, M, N] contiguous on a's device, d itself or not overlapping it. Returns whether it is
+// distinct (copied into d first).
+bool check_k_grouped_accumulator(const api::Validator& v, const TensorView& c, const TensorView& d, const TensorView& a) {
+  v.on_device(c, "c");
+  v.same_device(a, "a", c, "c");
+  v.dtype(c, "c", {DType::kFloat32});
+  v.rank(c, "c", {3});
+  v.shape(c, "c", {d.size(0), d.size(1), d.size(2)});
+  v.contiguous(c, "c");
+  if (c.data == d.data) return false;
+  v.no_overlap(d, "d", c, "c");
+  return true;
+}
+
+// D = C (distinct C) or zeros (no C) before the K-grouped kernel adds every group's product into it.
+void prefill_k_grouped(const TensorView& d, const TensorView* c, bool copy_c, cudaStream_t stream) {
+  if (c != nullptr && !copy_c) return;
+  const int64_t rows = d.size(0) * d.size(1);
+  const TensorView d_rows = rows_view(d, rows), c_rows = copy_c ? rows_view(*c, rows) : d_rows;
+  api::sm90::prefill_output(d_rows, copy_c ? &c_rows : nullptr, copy_c, stream);
 }
 
 // Output and inputs must not overlap; TMA needs 16-byte aligned bases and strides.
@@ -368,20 +417,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   v.same_device(a, "a", d, "d");
   api::resolve_recipe(v, options.recipe, device::kRecipe1D1D, {device::kRecipe1D1D}, " by the K-grouped GEMM");
   const int64_t groups = d.size(0), m = d.size(1), n = d.size(2);
-  if (static_cast<int64_t>(ks.size()) != groups) {
-    v.fail("ks", "must give one K per group: d holds " + str(groups) + " groups, ks has " + str(int64_t(ks.size())));
-  }
-  int64_t sum_k = 0, non_empty = 0, first = -1;
-  for (size_t g = 0; g < ks.size(); ++g) {
-    if (ks[g] < 0 || ks[g] % 128 != 0) v.fail("ks", "must hold multiples of 128 (>= 0), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
-    if (ks[g] > INT32_MAX) {
-      v.fail("ks", "must hold values below 2^31 (ks_tensor is int32), got ks[" + str(int64_t(g)) + "] = " + str(ks[g]));
-    }
-    if (ks[g] > 0 && first < 0) first = static_cast<int64_t>(g);
-    non_empty += ks[g] > 0;
-    sum_k += ks[g];
-  }
-  check_int_vector(v, ks_tensor, "ks_tensor", groups, a);
+  const auto [sum_k, non_empty, first] = check_k_groups(v, ks, ks_tensor, a, groups, 128);
   if (a.numel() != sum_k * m) {
     v.fail("a", "must hold sum(ks) x M = " + str(sum_k) + " x " + str(m) + " elements, got " + str(a.numel()));
   }
@@ -403,19 +439,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
                    "returns it), got strides " + api::stride_string(*sf));
     }
   }
-  bool copy_c = false;
-  if (c != nullptr) {
-    v.on_device(*c, "c");
-    v.same_device(a, "a", *c, "c");
-    v.dtype(*c, "c", {DType::kFloat32});
-    v.rank(*c, "c", {3});
-    v.shape(*c, "c", {groups, m, n});
-    v.contiguous(*c, "c");
-    if (c->data != d.data) {
-      v.no_overlap(d, "d", *c, "c");
-      copy_c = true;
-    }
-  }
+  const bool copy_c = c != nullptr && check_k_grouped_accumulator(v, *c, d, a);
   if (groups == 0 || m == 0 || n == 0) return;
   if (sum_k > 0) check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&ks_tensor, "ks_tensor"}});
 
@@ -431,10 +455,7 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   const size_t slot_bytes =
       choice ? size_t(choice->launch.num_sms) * device::k_group_map_slots(choice->config.num_stages) * 2 * 128 : 0;
   const runtime::Workspace workspace(0, slot_bytes, stream, op);
-  if (c == nullptr || copy_c) {
-    const TensorView d_rows = rows_view(d, groups * m), c_rows = copy_c ? rows_view(*c, groups * m) : d_rows;
-    api::sm90::prefill_output(d_rows, copy_c ? &c_rows : nullptr, copy_c, stream);
-  }
+  prefill_k_grouped(d, c, copy_c, stream);
   if (!choice) return;
 
   const Sm90Fp8GemmConfig& cfg = choice->config;
@@ -463,6 +484,64 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   p.tensor_map_slots = static_cast<device::TmaDescriptor*>(workspace.partials());
   p.schedule.k_blocks_total = static_cast<int>(sf_k);  // what the buffers hold: the device's ks are clamped to it
   api::fp8_gemm_launch(*kernel, *choice, &p, a.device, stream);
+}
+
+void k_grouped_bf16_gemm_tn_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
+                                       std::span<const int64_t> ks, const TensorView& ks_tensor, const TensorView* c,
+                                       const GemmOptions&, cudaStream_t stream) {
+  const char* op = "k_grouped_bf16_gemm_tn_contiguous";
+  const api::Validator v(op);
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.on_device(*t, name);
+  v.dtype(a, "a", {DType::kBFloat16});
+  v.dtype(b, "b", {DType::kBFloat16});
+  v.dtype(d, "d", {DType::kFloat32});
+  v.rank(a, "a", {2});
+  v.rank(b, "b", {2});
+  v.rank(d, "d", {3});
+  v.contiguous(d, "d");
+  v.inner_contiguous(a, "a");
+  v.inner_contiguous(b, "b");
+  v.same_device(a, "a", b, "b");
+  v.same_device(a, "a", d, "d");
+  const int64_t groups = d.size(0), m = d.size(1), n = d.size(2);
+  // Each group a whole number of 64-K k-blocks: a k-block never reads into the next group's rows.
+  const auto [sum_k, non_empty, first] = check_k_groups(v, ks, ks_tensor, a, groups, device::kBf16BlockK);
+  v.shape(a, "a", {sum_k, m});
+  v.shape(b, "b", {sum_k, n});
+  if (n % 4 != 0) v.fail("d", "must have N a multiple of 4 (float32 rows of 16 bytes), got N = " + str(n));
+  if (groups * m > INT32_MAX || n > INT32_MAX || sum_k > INT32_MAX) v.fail("d", "has a dimension beyond 2^31 - 1");
+  const bool copy_c = c != nullptr && check_k_grouped_accumulator(v, *c, d, a);
+  if (groups == 0 || m == 0 || n == 0) return;
+  if (sum_k > 0) check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&ks_tensor, "ks_tensor"}});
+
+  std::optional<heuristics::Bf16GemmChoice> choice;
+  if (non_empty > 0) {
+    // The model sees the mean K of the groups that have one.
+    choice = api::bf16_grouped_choice(op, heuristics::make_bf16_k_grouped_problem(
+                                              m, n, sum_k / non_empty, non_empty, get_num_sms(a.device), get_tc_util()));
+  }
+  // The kernel load (which may refuse inside a capture) before C reaches D.
+  const jit::LoadedKernel* kernel = choice ? &api::bf16_gemm_kernel(choice->config, op, stream) : nullptr;
+  prefill_k_grouped(d, c, copy_c, stream);
+  if (!choice) return;
+
+  const auto& cfg = choice->config;
+  const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
+  device::Sm90Bf16GemmParams p{};
+  // A and B as MN-major [M, sum(ks)] / [N, sum(ks)]: the groups are K ranges of one map each.
+  api::sm90::set_operand_maps(p, tile, transposed(a), m, transposed(b), n, sum_k, /*a_tail=*/false, op,
+                              /*a_k_major=*/false, /*b_k_major=*/false);
+  p.schedule.m = static_cast<int>(m);
+  p.schedule.n = static_cast<int>(n);
+  p.schedule.k = static_cast<int>(sum_k);
+  p.schedule.raster_band = choice->launch.raster_band;
+  p.d = d.data;
+  p.ldd = n;
+  p.schedule.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
+  p.schedule.num_groups = static_cast<int>(groups);
+  p.schedule.group_rows = static_cast<int>(m);
+  p.schedule.k_blocks_total = static_cast<int>(sum_k / device::kBf16BlockK);  // the device's ks are clamped to it
+  api::bf16_gemm_launch(*kernel, *choice, &p, a.device, stream);
 }
 
 void k_grouped_fp8_gemm_tn_contiguous(const TensorView&, const TensorView&, const TensorView&, const TensorView&,

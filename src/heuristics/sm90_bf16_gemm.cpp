@@ -90,6 +90,13 @@ Bf16GemmProblem make_bf16_m_grouped_problem(int grouping, int64_t rows_per_group
           .tc_util = tc_util, .grouping = grouping, .group_align = grouping == device::kGroupingMIds ? group_align : 0};
 }
 
+Bf16GemmProblem make_bf16_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int64_t groups, int num_sms,
+                                            int tc_util) {
+  return {.m = m, .n = n, .k = mean_k, .num_groups = groups, .a_k_major = 0, .b_k_major = 0,
+          .out_dtype = device::kOutFp32, .accumulate = 1, .num_sms = num_sms, .tc_util = tc_util,
+          .grouping = device::kGroupingKRanges};
+}
+
 std::vector<Bf16GemmChoice> rank_bf16_gemm_configs(const Bf16GemmProblem& p, size_t max_count) {
   return rank_configs<Bf16Family>(p, max_count);
 }

@@ -34,6 +34,11 @@ struct Bf16GemmProblem {
 Bf16GemmProblem make_bf16_m_grouped_problem(int grouping, int64_t rows_per_group, int64_t n, int64_t k, int64_t groups,
                                             int group_align, int num_sms, int tc_util);
 
+// The K-grouped op's problem (k_grouped_*_tn: MN-major A and B, FP32 D += A B^T): `groups` non-empty groups of mean K
+// mean_k, grouping k_ranges.
+Bf16GemmProblem make_bf16_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int64_t groups, int num_sms,
+                                            int tc_util);
+
 using Bf16GemmChoice = GemmChoice<device::Sm90Bf16GemmConfig>;
 
 // The configuration the family runs `tile` with for `problem` (as many stages as fit); none where that is invalid,

@@ -126,3 +126,50 @@ def test_bad_inputs_raise_and_write_nothing():
         assert f"'{arg}'" in str(info.value), (arg, str(info.value))
     torch.cuda.synchronize()
     assert d.isnan().all(), "a rejected call wrote to d"
+
+
+@pytest.mark.parametrize("m,n", [(4096, 7168), (136, 520), (7168, 2048)])
+@pytest.mark.parametrize("c_mode", ["none", "aliased", "distinct"])
+def test_k_grouped_tn(m, n, c_mode):
+    ks = [512, 0, 64, 1536, 192]
+    sum_k, groups = sum(ks), len(ks)
+    a, b = _randn(sum_k, m, seed=m), _randn(sum_k, n, seed=n)
+    ks_tensor = torch.tensor(ks, dtype=torch.int32, device="cuda")
+    c = torch.randn(groups, m, n, device="cuda") * 8
+    if c_mode == "aliased":
+        d = c.clone()
+        hopgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_tensor, d)
+    elif c_mode == "distinct":
+        d = torch.full((groups, m, n), float("nan"), device="cuda")
+        hopgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_tensor, c)
+    else:
+        d = torch.full((groups, m, n), float("nan"), device="cuda")
+        hopgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, ks, ks_tensor)
+    off = 0
+    for g, k in enumerate(ks):
+        ag, bg = a[off:off + k].double(), b[off:off + k].double()
+        ref = ag.T @ bg + (c[g].double() if c_mode != "none" else 0)
+        mag = ag.abs().T @ bg.abs() + (c[g].double().abs() if c_mode != "none" else 0)
+        err = (d[g].double() - ref).abs()
+        assert not d[g].isnan().any(), f"group {g} not all written"
+        assert (err <= 2.0**-16 * mag + 2.0**-22 * ref.abs() + 1e-30).all(), f"group {g}: max err {float(err.max())}"
+        off += k
+
+
+def test_k_grouped_bad_inputs():
+    a, b = _randn(128, 256, seed=7), _randn(128, 64, seed=8)
+    d = torch.full((2, 256, 64), float("nan"), device="cuda")
+    ks_tensor = torch.tensor([64, 64], dtype=torch.int32, device="cuda")
+    cases = [
+        ("ks", lambda: hopgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, [96, 32], ks_tensor)),  # not multiples of 64
+        ("ks", lambda: hopgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d, [64], ks_tensor)),  # one K per group
+        ("a", lambda: hopgemm.k_grouped_bf16_gemm_tn_contiguous(a[:, :200], b, d, [64, 64], ks_tensor)),  # shape
+        ("a", lambda: hopgemm.k_grouped_bf16_gemm_tn_contiguous(a.T.contiguous().T, b, d, [64, 64], ks_tensor)),
+        ("d", lambda: hopgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d.bfloat16(), [64, 64], ks_tensor)),
+    ]
+    for arg, call in cases:
+        with pytest.raises((ValueError, NotImplementedError, TypeError)) as info:
+            call()
+        assert f"'{arg}'" in str(info.value), (arg, str(info.value))
+    torch.cuda.synchronize()
+    assert d.isnan().all(), "a rejected call wrote to d"

@@ -31,6 +31,7 @@ BF16_GROUPED_GEMMS = {
     **dict.fromkeys(["m_grouped_bf16_gemm_nt_contiguous", "m_grouped_bf16_gemm_nn_contiguous"], [
         "grouped_layout", "use_psum_layout", "expected_m_for_psum_layout", "m_indices", "use_packed_layout"]),
     "m_grouped_bf16_gemm_nt_masked": ["masked_m", "expected_m"],
+    "k_grouped_bf16_gemm_tn_contiguous": ["ks", "ks_tensor", "c", "use_psum_layout"],
 }
 CASTS = ["per_token_cast_to_fp8", "per_block_cast_to_fp8", "per_channel_cast_to_fp8"]
 # The indexer's ops and their parameters.

@@ -17,7 +17,9 @@ namespace hopgemm::device {
 //                   cumulative row ends) and masked (masked_m per group, rows at g x group_rows)
 //                   (Sm90MGroupRangesScheduler)
 //   k_groups        K-grouped: every group its own K, A and B maps patched per group (Sm90KGroupedScheduler)
-enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3 };
+//   k_ranges        K-grouped over one MN-major A [sum(ks), M] and B [sum(ks), N]: every group a range of the flat K,
+//                   loaded through the kernel's own maps (Sm90KRangesScheduler)
+enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3, kGroupingKRanges = 4 };
 // How kGroupingMRanges reads grouped_layout.
 enum Sm90GroupRanges : int { kRangesFromEnds = 0, kRangesMasked = 1 };
 enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
