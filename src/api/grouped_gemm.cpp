@@ -162,6 +162,23 @@ void prefill_k_grouped(const TensorView& d, const TensorView* c, bool copy_c, cu
   api::sm90::prefill_output(d_rows, copy_c ? &c_rows : nullptr, copy_c, stream);
 }
 
+// The params every K-grouped launch shares: the schedule over ks_tensor's groups of M x N tiles (d [G, M, N]), k the
+// template maps' K, k_blocks_total the k-blocks the buffers hold (the device's ks are clamped to it), FP32 D by
+// pointer.
+void set_k_grouped_params(device::Sm90GemmParams& p, int raster_band, int64_t k, const TensorView& ks_tensor,
+                          const TensorView& d, int64_t k_blocks_total) {
+  p.schedule.m = static_cast<int>(d.size(1));
+  p.schedule.n = static_cast<int>(d.size(2));
+  p.schedule.k = static_cast<int>(k);
+  p.schedule.raster_band = raster_band;
+  p.d = d.data;
+  p.ldd = d.size(2);
+  p.schedule.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
+  p.schedule.num_groups = static_cast<int>(d.size(0));
+  p.schedule.group_rows = static_cast<int>(d.size(1));
+  p.schedule.k_blocks_total = static_cast<int>(k_blocks_total);
+}
+
 // Output and inputs must not overlap; TMA needs 16-byte aligned bases and strides.
 void check_memory(const api::Validator& v, const TensorView& d, std::initializer_list<std::pair<const TensorView*, const char*>> ins) {
   v.tma_aligned(d, "d");
@@ -470,19 +487,10 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   api::sm90::set_operand_maps(p, tile, a0, m, b0, n, k0, /*a_tail=*/false, op);
   const api::RowScales sfb_rows{sfb, n, sf_k, false, 0};
   api::set_fp8_scales(p.scales, cfg, {sfa, m, sf_k, false, 0}, &sfb_rows, nullptr, op);
-  p.schedule.m = static_cast<int>(m);
-  p.schedule.n = static_cast<int>(n);
-  p.schedule.k = static_cast<int>(k0);
-  p.schedule.raster_band = choice->launch.raster_band;
-  p.d = d.data;
-  p.ldd = n;
-  p.schedule.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
-  p.schedule.num_groups = static_cast<int>(groups);
-  p.schedule.group_rows = static_cast<int>(m);
+  set_k_grouped_params(p, choice->launch.raster_band, k0, ks_tensor, d, sf_k);
   p.a_base = static_cast<const uint8_t*>(a.data);
   p.b_base = static_cast<const uint8_t*>(b.data);
   p.tensor_map_slots = static_cast<device::TmaDescriptor*>(workspace.partials());
-  p.schedule.k_blocks_total = static_cast<int>(sf_k);  // what the buffers hold: the device's ks are clamped to it
   api::fp8_gemm_launch(*kernel, *choice, &p, a.device, stream);
 }
 
@@ -531,16 +539,7 @@ void k_grouped_bf16_gemm_tn_contiguous(const TensorView& a, const TensorView& b,
   // A and B as MN-major [M, sum(ks)] / [N, sum(ks)]: the groups are K ranges of one map each.
   api::sm90::set_operand_maps(p, tile, transposed(a), m, transposed(b), n, sum_k, /*a_tail=*/false, op,
                               /*a_k_major=*/false, /*b_k_major=*/false);
-  p.schedule.m = static_cast<int>(m);
-  p.schedule.n = static_cast<int>(n);
-  p.schedule.k = static_cast<int>(sum_k);
-  p.schedule.raster_band = choice->launch.raster_band;
-  p.d = d.data;
-  p.ldd = n;
-  p.schedule.grouped_layout = static_cast<const int32_t*>(ks_tensor.data);
-  p.schedule.num_groups = static_cast<int>(groups);
-  p.schedule.group_rows = static_cast<int>(m);
-  p.schedule.k_blocks_total = static_cast<int>(sum_k / device::kBf16BlockK);  // the device's ks are clamped to it
+  set_k_grouped_params(p, choice->launch.raster_band, sum_k, ks_tensor, d, sum_k / device::kBf16BlockK);
   api::bf16_gemm_launch(*kernel, *choice, &p, a.device, stream);
 }
 

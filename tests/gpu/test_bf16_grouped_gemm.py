@@ -25,6 +25,16 @@ def _randn(*shape, seed):
     return torch.randn(*shape, device="cuda", generator=g).to(torch.bfloat16)
 
 
+def _expect_rejected(cases, d):
+    """Each (argument, call) raises an error naming the argument, and d (NaN-poisoned) stays untouched."""
+    for arg, call in cases:
+        with pytest.raises((ValueError, NotImplementedError, TypeError)) as info:
+            call()
+        assert f"'{arg}'" in str(info.value), (arg, str(info.value))
+    torch.cuda.synchronize()
+    assert d.isnan().all(), "a rejected call wrote to d"
+
+
 def _check(d, a, b, layout):
     """Each segment's rows within the element-wise bound of the float64 reference (FP32 accumulation, BF16 rounding),
     the untouched rows still NaN; calc_diff over the computed rows under 1e-5."""
@@ -120,12 +130,7 @@ def test_bad_inputs_raise_and_write_nothing():
         ("masked_m", lambda: hopgemm.m_grouped_bf16_gemm_nt_masked(a.view(2, 128, 512), b, d.view(2, 128, 256),
                                                                    ids[:3], 64)),
     ]
-    for arg, call in cases:
-        with pytest.raises((ValueError, NotImplementedError, TypeError)) as info:
-            call()
-        assert f"'{arg}'" in str(info.value), (arg, str(info.value))
-    torch.cuda.synchronize()
-    assert d.isnan().all(), "a rejected call wrote to d"
+    _expect_rejected(cases, d)
 
 
 @pytest.mark.parametrize("m,n", [(4096, 7168), (136, 520), (7168, 2048)])
@@ -167,9 +172,4 @@ def test_k_grouped_bad_inputs():
         ("a", lambda: hopgemm.k_grouped_bf16_gemm_tn_contiguous(a.T.contiguous().T, b, d, [64, 64], ks_tensor)),
         ("d", lambda: hopgemm.k_grouped_bf16_gemm_tn_contiguous(a, b, d.bfloat16(), [64, 64], ks_tensor)),
     ]
-    for arg, call in cases:
-        with pytest.raises((ValueError, NotImplementedError, TypeError)) as info:
-            call()
-        assert f"'{arg}'" in str(info.value), (arg, str(info.value))
-    torch.cuda.synchronize()
-    assert d.isnan().all(), "a rejected call wrote to d"
+    _expect_rejected(cases, d)
