@@ -18,8 +18,10 @@ constexpr double kTwoWgEfficiency = 0.80;
 // A k-block's serial chain (stage wait, WGMMAs, release): a BF16 k-block is half an FP8 one's K.
 constexpr double kKBlockFloorUs = 0.015;
 constexpr double kOneWgKBlockFloorUs = 0.07;
-// Pipelines shallower than this cannot keep TMA ahead of the tensor cores.
+// Pipelines shallower than this cannot keep TMA ahead of the tensor cores; below kDeepStages the builder trades the
+// D staging tile for stages.
 constexpr int kMinStages = 3;
+constexpr int kDeepStages = 4;
 
 TileRates tile_rates(const Sm90Bf16GemmConfig& c) {
   const bool one_wg = device::num_math_wgs(c) == 1;
@@ -79,6 +81,19 @@ std::optional<Sm90Bf16GemmConfig> build_bf16_gemm_config(const Bf16GemmProblem& 
   c.accumulate = p.accumulate;
   c.grouping = p.grouping;
   c.num_stages = deepest_stages(c);
+  // A BF16 k-block is half an FP8 one's K, so a shallow ring drains twice as fast: where the D staging tile leaves
+  // fewer than kDeepStages stages, stage D in halves (d_passes 2) or in the last stage's A slot (d_in_stage) if that
+  // buys a deeper ring (the FP8 family measured a 4th stage from D in the stage at 256x128; not yet measured here).
+  if (c.num_stages < kDeepStages) {
+    for (const auto& [in_stage, passes] : {std::pair{1, c.block_n * device::out_elem_bytes(c) / 128}, {0, 2}}) {
+      Sm90Bf16GemmConfig deeper = c;
+      deeper.d_in_stage = in_stage;
+      deeper.d_passes = passes;
+      if (passes < 1 || device::config_violation(deeper) != nullptr) continue;
+      deeper.num_stages = deepest_stages(deeper);
+      if (deeper.num_stages > c.num_stages && device::is_valid(deeper)) c = deeper;
+    }
+  }
   if (c.num_stages < kMinStages || !device::is_valid(c)) return std::nullopt;
   if (!device::k_splits_fit(p.k, device::kBf16BlockK, c.k_splits)) return std::nullopt;
   return c;
@@ -124,9 +139,10 @@ std::string describe(const Bf16GemmChoice& choice) {
   char text[320];
   std::snprintf(text, sizeof(text),
                 "Sm90Bf16GemmConfig(block_m=%d, block_n=%d, stages=%d, cluster=%dx%d, k_splits=%d, a_k_major=%d, "
-                "b_k_major=%d, num_sms=%d, band=%d, smem=%d) tiles=%d waves=%d predicted=%.1f us",
+                "b_k_major=%d, d_in_stage=%d, d_passes=%d, num_sms=%d, band=%d, smem=%d) tiles=%d waves=%d "
+                "predicted=%.1f us",
                 c.block_m, c.block_n, c.num_stages, c.cluster_m, c.cluster_n, c.k_splits, c.a_k_major, c.b_k_major,
-                choice.launch.num_sms, choice.launch.raster_band, device::smem_bytes(c), choice.num_tiles,
+                c.d_in_stage, c.d_passes, choice.launch.num_sms, choice.launch.raster_band, device::smem_bytes(c), choice.num_tiles,
                 choice.num_waves, choice.predicted_us);
   return text;
 }
