@@ -19,7 +19,7 @@ std::string triple_string(const std::array<int, 3>& r) {
 void set_row_scales(device::TmaDescriptor& map, const float*& ptr, int& ld, const RowScales& rs, bool chunked,
                     int box_rows, const char* op) {
   ptr = static_cast<const float*>(rs.sf.data);
-  if (rs.row_major) {
+  if (rs.by_pointer) {
     ld = static_cast<int>(rs.ld);
     // sf_chunks: a box of 4 k-blocks (16 bytes) of every tile row.
     if (chunked) map = sm90::row_scale_chunk_map(rs.sf, rs.rows, rs.sf_k, rs.ld, device::kSfChunkKBlocks, box_rows, op);
@@ -65,6 +65,7 @@ SfLayout sf_layout(const Validator& v, const TensorView& sf, const char* arg, in
 void set_fp8_scales(device::Sm90Fp8ScaleParams& s, const device::Sm90Fp8GemmConfig& cfg, const RowScales& sfa,
                     const RowScales* sfb_rows, const BlockScales* sfb_blocks, const char* op) {
   set_row_scales(s.tma_sfa, s.sfa, s.sfa_ld, sfa, device::sfa_chunked(cfg), cfg.block_m, op);
+  s.sfa_kstride = static_cast<int>(sfa.kstride);
   if (sfb_rows != nullptr) set_row_scales(s.tma_sfb, s.sfb, s.sfb_ld, *sfb_rows, device::sfb_chunked(cfg), cfg.block_n, op);
   if (sfb_blocks != nullptr) {
     s.sfb = static_cast<const float*>(sfb_blocks->data);

@@ -26,13 +26,13 @@ bool mn_major_tma_aligned(const TensorView& sf, int64_t rows);
 SfLayout sf_layout(const Validator& v, const TensorView& sf, const char* arg, int64_t rows, int64_t sf_k,
                    bool allow_mn_major);
 
-// A per-row scale tensor as a kernel reads it: [rows, sf_k] FP32, row-major (row stride ld elements) or MN-major
-// TMA-aligned.
+// A per-row scale tensor as a kernel reads it: [rows, sf_k] FP32, read by pointer (`by_pointer`: element (r, kb) at
+// r * ld + kb * kstride; row-major, or MN-major read by the staging warps) or MN-major TMA-aligned by TMA.
 struct RowScales {
   TensorView sf;
   int64_t rows = 0, sf_k = 0;
-  bool row_major = true;
-  int64_t ld = 0;
+  bool by_pointer = true;
+  int64_t ld = 0, kstride = 1;
 };
 // 1D2D block scales [ceil(N/128), ceil(K/128)] per group: element (r, kb) of group g at
 // g * group_stride + r * ld + kb * kstride.

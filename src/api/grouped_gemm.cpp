@@ -265,15 +265,19 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   const bool sfa_row_major = api::sf_layout(v, sfa, "sfa", s.rows, sf_k, /*allow_mn_major=*/true) == api::SfLayout::kRowMajor;
   v.same_device(a, "a", sfa, "sfa");
   const bool ids = check_contiguous_layout(v, a, d, s, layout, options);
+  // TMA takes a box only from an innermost coordinate at a multiple of 16 bytes (else the GPU stops with an illegal
+  // instruction): MN-major sfa rows by TMA need tiles that start at rows that are multiples of 4. The packed layout's
+  // groups, and so its tiles, start at any row: there the staging warps read MN-major sfa by pointer, as row-major.
+  const bool sfa_by_pointer = sfa_row_major || options.layout == ContiguousLayout::kPacked;
   const int alignment = get_mk_alignment_for_contiguous_layout();
   if (s.rows == 0) return;
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&layout, "grouped_layout"}});
 
   const heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
       ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)),
-      s.n, s.k, s.groups, sfa_row_major ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
+      s.n, s.k, s.groups, sfa_by_pointer ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
   const heuristics::Fp8GemmChoice choice = api::fp8_grouped_choice(op, problem);
-  const api::RowScales sfa_rows{sfa, s.rows, sf_k, sfa_row_major, sfa.stride(-2)};
+  const api::RowScales sfa_rows{sfa, s.rows, sf_k, sfa_by_pointer, sfa.stride(-2), sf_k == 1 ? 1 : sfa.stride(-1)};
   Sm90Fp8GemmParams p = m_grouped_params(choice, s, a, sfa_rows, b, sfb, d, layout, op);
   set_contiguous_schedule(p.schedule, options);
   api::fp8_gemm_launch(api::fp8_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);

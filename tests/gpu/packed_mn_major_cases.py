@@ -1,7 +1,8 @@
 """The packed contiguous layout with MN-major TMA-aligned A scales, groups starting inside tiles (the scale rows come by
 TMA from a tile row that is not a multiple of the tile height): cases of test_grouped_gemm_edges.py run in a worker
-process (tests/gpu/case_worker.py), because at 725d587 they stop the GPU with an illegal instruction
-(docs/RELIABILITY.md), which in the test process would take every later test's CUDA context with it.
+process (tests/gpu/case_worker.py), because until the fix (docs/RELIABILITY.md: MN-major sfa by TMA from a row that is
+not a multiple of 4) they stopped the GPU with an illegal instruction, which in the test process would take every later
+test's CUDA context with it.
 
 Usage: python packed_mn_major_cases.py CASE...
 """

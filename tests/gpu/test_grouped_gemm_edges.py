@@ -53,7 +53,7 @@ def packed_mn_major_results():
 @pytest.mark.parametrize("case", list(PACKED_MN_MAJOR))
 def test_packed_layout_with_mn_major_sfa(case, packed_mn_major_results):
     # MN-major TMA-aligned A scales with groups that start inside tiles (tests/gpu/packed_mn_major_cases.py, in a worker
-    # process: these fault at 725d587).
+    # process: these faulted until the packed layout read MN-major sfa by pointer).
     assert packed_mn_major_results[case] == "ok", packed_mn_major_results[case]
 
 

@@ -21,12 +21,12 @@ struct SfaStager {
   static constexpr int kPasses = F::kSfaPasses, kRowStep = 16 * F::kSfaWarps;
   const Sm90Fp8GemmParams& params;
   u32 half, row;
-  bool vec;  // 16-byte loads: sfa 16-byte aligned and its row stride a multiple of 4
+  bool vec;  // 16-byte loads: sfa 16-byte aligned, row-major (k-block stride 1) and its row stride a multiple of 4
   float sv[kPasses][4];
 
   HOPGEMM_DEVICE SfaStager(const Sm90Fp8GemmParams& p, u32 staging_warp, u32 lane)
       : params(p), half(lane & 1), row(staging_warp * 16 + lane / 2),
-        vec(reinterpret_cast<u64>(p.scales.sfa) % 16 == 0 && p.scales.sfa_ld % 4 == 0) {}
+        vec(reinterpret_cast<u64>(p.scales.sfa) % 16 == 0 && p.scales.sfa_ld % 4 == 0 && p.scales.sfa_kstride == 1) {}
 
   HOPGEMM_DEVICE bool row_in_tile(int p) const { return F::kSfaFullPasses || p * kRowStep + static_cast<i32>(row) < F::kBlockM; }
 
@@ -36,13 +36,15 @@ struct SfaStager {
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {
       const i32 r = m0 + p * kRowStep + static_cast<i32>(row);
-      const float* src = params.scales.sfa + static_cast<i64>(min(r, m - 1)) * params.scales.sfa_ld + c;
+      const float* src = params.scales.sfa + static_cast<i64>(min(r, m - 1)) * params.scales.sfa_ld +
+                         static_cast<i64>(c) * params.scales.sfa_kstride;
       const bool valid = r < m && row_in_tile(p);
       if (valid && vec && c + 4 <= num_k_blocks) {
         ptx::ld_global_v4_f32(src, sv[p][0], sv[p][1], sv[p][2], sv[p][3]);
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) sv[p][j] = valid && c + j < num_k_blocks ? ptx::ld_global_f32(src + j) : 0.0f;
+        for (int j = 0; j < 4; ++j)
+          sv[p][j] = valid && c + j < num_k_blocks ? ptx::ld_global_f32(src + j * params.scales.sfa_kstride) : 0.0f;
       }
     }
   }

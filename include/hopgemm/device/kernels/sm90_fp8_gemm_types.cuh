@@ -25,8 +25,9 @@
 //           (128 -> SWIZZLE_128B, 64 -> 64B, 32 -> 32B, 16 -> SWIZZLE_NONE).
 // Unused descriptors may be left zeroed. The multicast operand's box is half the tile (each CTA of the
 // pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
-// Plain pointers: sfa when sfa_k_major == 1 ([M, ceil(K/128)] row-major, row stride sfa_ld elements; read with
-// ld.global, 16-byte vectors when sfa is 16-byte aligned and sfa_ld % 4 == 0, else scalar); sfb (cp.async)
+// Plain pointers: sfa when sfa_k_major == 1 ([M, ceil(K/128)], element (r, kb) at r * sfa_ld + kb * sfa_kstride:
+// row-major, or MN-major where tiles start at rows TMA cannot (below); read with ld.global, 16-byte vectors when sfa
+// is 16-byte aligned, sfa_kstride == 1 and sfa_ld % 4 == 0, else scalar); sfb (cp.async)
 // for 1D2D ([ceil(N/128), ceil(K/128)], element (r, kb) at r * sfb_ld + kb * sfb_kstride: row-major or MN-major)
 // and for 1D1D with sfb_k_major == 1
 // ([N, ceil(K/128)], row stride sfb_ld).
@@ -99,7 +100,8 @@ struct Sm90Fp8ScaleParams {
   TmaDescriptor tma_sfb;
   const float* sfa;  // row-major sfa (sfa_k_major == 1)
   const float* sfb;  // 1D2D block sfb, or row-major 1D1D sfb
-  i32 sfa_ld;        // row stride (elements) of row-major sfa
+  i32 sfa_ld;        // row stride (elements) of sfa read by pointer (staged): row-major ld, or 1 (MN-major, staged)
+  i32 sfa_kstride;   // k-block stride (elements) of sfa read by pointer: 1 row-major, its column stride MN-major
   i32 sfb_ld;        // row stride (elements) of sfb when read by pointer
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
   i32 sfa_group_k_blocks;  // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
