@@ -22,6 +22,7 @@ constexpr double kOneWgKBlockFloorUs = 0.07;
 // D staging tile for stages.
 constexpr int kMinStages = 3;
 constexpr int kDeepStages = 4;
+constexpr int64_t kDeepStagesMinK = 2048;
 
 TileRates tile_rates(const Sm90Bf16GemmConfig& c) {
   const bool one_wg = device::num_math_wgs(c) == 1;
@@ -82,9 +83,12 @@ std::optional<Sm90Bf16GemmConfig> build_bf16_gemm_config(const Bf16GemmProblem& 
   c.grouping = p.grouping;
   c.num_stages = deepest_stages(c);
   // A BF16 k-block is half an FP8 one's K, so a shallow ring drains twice as fast: where the D staging tile leaves
-  // fewer than kDeepStages stages, stage D in halves (d_passes 2) or in the last stage's A slot (d_in_stage) if that
-  // buys a deeper ring (the FP8 family measured a 4th stage from D in the stage at 256x128; not yet measured here).
-  if (c.num_stages < kDeepStages) {
+  // fewer than kDeepStages stages and K is long, stage D in halves (d_passes 2) or in the last stage's A slot
+  // (d_in_stage) if that buys a deeper ring, or makes a tile fit at all. H200, same runs as DeepGEMM: 4096x129280x7168
+  // FP32 D 12.2 -> 10.7 ms (128x256 with D in halves: 3 stages, where a whole FP32 D tile left room for 2), but
+  // 4096x32768x512 210 -> 219 us (128x256, D in the stage for a 4th stage; 8 k-blocks: the exposed store waits, as
+  // the FP8 family saw at short K).
+  if (c.num_stages < kDeepStages && p.k >= kDeepStagesMinK) {
     for (const auto& [in_stage, passes] : {std::pair{1, c.block_n * device::out_elem_bytes(c) / 128}, {0, 2}}) {
       Sm90Bf16GemmConfig deeper = c;
       deeper.d_in_stage = in_stage;

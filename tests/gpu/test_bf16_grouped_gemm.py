@@ -122,7 +122,7 @@ def test_bad_inputs_raise_and_write_nothing():
     ids = torch.zeros(256, dtype=torch.int32, device="cuda")
     cases = [
         ("a", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a.float(), b, d, ids)),
-        ("b", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b[:, :, :256], d, ids)),
+        ("a", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b[:, :, :256], d, ids)),  # K is b's: a differs
         ("b", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b.transpose(1, 2).contiguous().transpose(1, 2),
                                                                 d, ids)),  # MN-major B: not yet
         ("grouped_layout", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids[:10])),
