@@ -171,6 +171,7 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   Sm90Fp8GemmParams p = m_grouped_params(choice, s, a, sfa_rows, b, sfb, d, layout, op);
   p.schedule.ranges_kind = device::kRangesFromEnds;
   p.schedule.group_align = options.layout == ContiguousLayout::kPacked ? 1 : alignment;
+  p.schedule.zero_padding_blocks = ids && options.zero_padding_blocks ? 1 : 0;
   api::fp8_gemm_launch(api::fp8_gemm_kernel(choice.config, op, stream), choice, &p, a.device, stream);
 }
 
