@@ -146,12 +146,12 @@ void def_bf16_contiguous(nb::module_& m, const char* name, Bf16ContiguousFn gemm
                            std::string compiled_dims, bool use_psum_layout,
                            bool /*ensure_zero_padding: DeepGEMM reads it on SM100 only*/,
                            std::optional<int64_t> expected_m_for_psum_layout, nb::handle m_indices,
-                           bool use_packed_layout, nb::handle stream) {
+                           bool use_packed_layout, bool zero_padding_blocks, nb::handle stream) {
     const nb::handle layout_arg = grouped_layout_arg(name, grouped_layout, m_indices);
     GemmOptions gemm_opts;
     gemm_opts.compiled_dims = std::move(compiled_dims);
-    const MGroupedContiguousOptions options =
-        contiguous_options(name, std::move(gemm_opts), use_psum_layout, use_packed_layout, expected_m_for_psum_layout);
+    const MGroupedContiguousOptions options = contiguous_options(
+        name, std::move(gemm_opts), use_psum_layout, use_packed_layout, expected_m_for_psum_layout, zero_padding_blocks);
     CallContext ctx;
     const TensorView ta = tensor_arg(a, "a", ctx), tb = tensor_arg(b, "b", ctx), td = tensor_arg(d, "d", ctx);
     const TensorView tlayout = tensor_arg(layout_arg, m_indices.is_none() ? "grouped_layout" : "m_indices", ctx);
@@ -159,7 +159,7 @@ void def_bf16_contiguous(nb::module_& m, const char* name, Bf16ContiguousFn gemm
   }, "a"_a.none(), "b"_a.none(), "d"_a.none(), "grouped_layout"_a.none() = nb::none(), "compiled_dims"_a = "nk",
         "use_psum_layout"_a = false, "ensure_zero_padding"_a = true,
         "expected_m_for_psum_layout"_a.none() = nb::none(), nb::kw_only(), "m_indices"_a.none() = nb::none(),
-        "use_packed_layout"_a = false, "stream"_a.none() = nb::none(), doc);
+        "use_packed_layout"_a = false, "zero_padding_blocks"_a = true, "stream"_a.none() = nb::none(), doc);
 }
 
 void m_grouped_bf16_masked(nb::handle a, nb::handle b, nb::handle d, nb::handle masked_m, int64_t expected_m,
