@@ -238,8 +238,6 @@ bool check_contiguous_layout(const api::Validator& v, const TensorView& a, const
 void set_contiguous_schedule(device::Sm90ScheduleParams& schedule, const MGroupedContiguousOptions& options) {
   schedule.ranges_kind = device::kRangesFromEnds;
   schedule.group_align = options.layout == ContiguousLayout::kPacked ? 1 : get_mk_alignment_for_contiguous_layout();
-  // Whole padding tiles of the group-ids layout get zeros (DeepGEMM's behaviour) unless the caller keeps them untouched.
-  schedule.zero_padding_blocks = options.layout == ContiguousLayout::kGroupIds && options.zero_padding_blocks ? 1 : 0;
 }
 
 // A and D as per-group [G, M_max, ...] stacks: each group's rows densely after the previous group's.
