@@ -76,9 +76,9 @@ class Experts:
         w13t, w2t = block_cast(w13[local].transpose(1, 2)), block_cast(w2[local].transpose(1, 2))
         self.w13_nn = (w13t[0].transpose(1, 2), w13t[1].transpose(1, 2))
         self.w2_nn = (w2t[0].transpose(1, 2), w2t[1].transpose(1, 2))
-        # The reference's weights: all experts, dequantised from the same casts (rank 0 uses them).
-        self.all_w13 = dequantize_blocks(*block_cast(w13))
-        self.all_w2 = dequantize_blocks(*block_cast(w2))
+        # The reference's weights (rank 0 checks): all experts, dequantised from the same casts.
+        self.all_w13 = dequantize_blocks(*block_cast(w13)) if rank == 0 else None
+        self.all_w2 = dequantize_blocks(*block_cast(w2)) if rank == 0 else None
 
 
 # ---- routing and the all-to-alls --------------------------------------------------------------------------------------

@@ -234,10 +234,15 @@ bool check_contiguous_layout(const api::Validator& v, const TensorView& a, const
   return ids;
 }
 
+// The row every group of a contiguous layout starts at a multiple of (its tiles start there plus whole tiles).
+int contiguous_group_align(const MGroupedContiguousOptions& options) {
+  return options.layout == ContiguousLayout::kPacked ? 1 : get_mk_alignment_for_contiguous_layout();
+}
+
 // The schedule of a contiguous layout (after set_m_grouped_params).
 void set_contiguous_schedule(device::Sm90ScheduleParams& schedule, const MGroupedContiguousOptions& options) {
   schedule.ranges_kind = device::kRangesFromEnds;
-  schedule.group_align = options.layout == ContiguousLayout::kPacked ? 1 : get_mk_alignment_for_contiguous_layout();
+  schedule.group_align = contiguous_group_align(options);
 }
 
 // A and D as per-group [G, M_max, ...] stacks: each group's rows densely after the previous group's.
@@ -266,9 +271,9 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   v.same_device(a, "a", sfa, "sfa");
   const bool ids = check_contiguous_layout(v, a, d, s, layout, options);
   // TMA takes a box only from an innermost coordinate at a multiple of 16 bytes (else the GPU stops with an illegal
-  // instruction): MN-major sfa rows by TMA need tiles that start at rows that are multiples of 4. The packed layout's
-  // groups, and so its tiles, start at any row: there the staging warps read MN-major sfa by pointer, as row-major.
-  const bool sfa_by_pointer = sfa_row_major || options.layout == ContiguousLayout::kPacked;
+  // instruction): MN-major sfa rows by TMA need tiles that start at rows that are multiples of 4. Where groups (so
+  // tiles) may start elsewhere (the packed layout: any row), the staging warps read MN-major sfa by pointer.
+  const bool sfa_by_pointer = sfa_row_major || contiguous_group_align(options) % 4 != 0;
   const int alignment = get_mk_alignment_for_contiguous_layout();
   if (s.rows == 0) return;
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&layout, "grouped_layout"}});
