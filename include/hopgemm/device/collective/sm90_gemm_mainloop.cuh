@@ -32,6 +32,9 @@ struct Sm90GemmMainloop {
   static constexpr bool kColScalesInRegs = K::Scales::kColScalesInRegs;
   static constexpr bool kDInStage = K::kDInStage;
   using Acc = float[kBlockN / 2];
+  // K-blocks per trip of the math loop (DeepGEMM's `#pragma unroll 8`): the loop's test, branch and counter updates
+  // once per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block.
+  static constexpr int kKUnroll = 8;
 
   const Sm90GemmSharedStorage<K>& smem;
   Scales& scales;
@@ -87,6 +90,7 @@ struct Sm90GemmMainloop {
   }
 
   HOPGEMM_DEVICE void run_plain(float (&fin)[kWaves][kBlockN / 2], Acc (&acc)[kAccSets], i32 unit_k_blocks) {
+#pragma unroll kKUnroll
     for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
       const u32 s = ring.stage;
       smem.stages.wait_full(ring);
@@ -167,6 +171,7 @@ struct Sm90GemmMainloop {
   // Both waves' batches go out together; wave 0 is promoted while wave 1 runs on the tensor cores, so only wave 1's
   // promotion is exposed (the other warpgroup's batches cover it).
   HOPGEMM_DEVICE void run_wave_pipelined(float (&fin)[kWaves][kBlockN / 2], Acc (&acc)[kAccSets], i32 unit_k_blocks) {
+#pragma unroll kKUnroll
     for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
       const u32 s = ring.stage;
       smem.stages.wait_full(ring);
