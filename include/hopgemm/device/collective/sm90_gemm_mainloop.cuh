@@ -33,7 +33,8 @@ struct Sm90GemmMainloop {
   static constexpr bool kDInStage = K::kDInStage;
   using Acc = float[kBlockN / 2];
   // K-blocks per trip of the math loop (DeepGEMM's `#pragma unroll 8`): the loop's test, branch and counter updates
-  // once per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block.
+  // once per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block (every
+  // schedule: run_overlap, already unrolled by two, trips kKUnroll / 2 times).
   static constexpr int kKUnroll = 8;
 
   const Sm90GemmSharedStorage<K>& smem;
@@ -154,6 +155,7 @@ struct Sm90GemmMainloop {
       }
       ring = next;
     };
+#pragma unroll kKUnroll / 2
     for (i32 kb = 0;; kb += 2) {
       if (kb + 1 >= unit_k_blocks) {
         consume.template operator()<0>(true, kb);
