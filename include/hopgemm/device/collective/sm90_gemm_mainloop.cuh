@@ -35,8 +35,13 @@ struct Sm90GemmMainloop {
   using Acc = float[kBlockN / 2];
   // K-blocks per trip of the math loop (DeepGEMM's `#pragma unroll 8`): the loop's test, branch and counter updates
   // once per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block (every
-  // schedule: run_overlap, already unrolled by two, trips kKUnroll / 2 times).
-  static constexpr int kKUnroll = 8;
+  // schedule: run_overlap, already unrolled by two, trips kKUnroll / 2 times). Four where the FP8 scales come in
+  // chunks of k-blocks (sf_chunks): their chunk waits and reads across eight blocks made 256x88 and 256x96 1D1D
+  // kernels spill (132-148 bytes at 168 registers; none at four).
+  static constexpr int kKUnroll = [] {
+    if constexpr (requires { K::Scales::kSfChunks; }) return K::Scales::kSfChunks ? 4 : 8;
+    return 8;
+  }();
 
   const Sm90GemmSharedStorage<K>& smem;
   Scales& scales;
