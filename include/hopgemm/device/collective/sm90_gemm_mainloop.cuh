@@ -35,13 +35,10 @@ struct Sm90GemmMainloop {
   using Acc = float[kBlockN / 2];
   // K-blocks per trip of the math loop (DeepGEMM's `#pragma unroll 8`): the loop's test, branch and counter updates
   // once per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block (every
-  // schedule: run_overlap, already unrolled by two, trips kKUnroll / 2 times). Four where the FP8 scales come in
-  // chunks of k-blocks (sf_chunks): their chunk waits and reads across eight blocks made 256x88 and 256x96 1D1D
-  // kernels spill (132-148 bytes at 168 registers; none at four).
-  static constexpr int kKUnroll = [] {
-    if constexpr (requires { K::Scales::kSfChunks; }) return K::Scales::kSfChunks ? 4 : 8;
-    return 8;
-  }();
+  // schedule: run_overlap, already unrolled by two, trips (kKUnroll + 1) / 2 times). Not with per-column scales (1D1D):
+  // their promotion's registers leave no room, and eight (even four, with scale chunks) made 1D1D kernels spill at
+  // 168 registers (k-grouped 256x104 44 bytes, 128x128 248 bytes; dense chunked 256x88 148 bytes).
+  static constexpr int kKUnroll = K::Scales::kPerColumnScales ? 1 : 8;
 
   const Sm90GemmSharedStorage<K>& smem;
   Scales& scales;
@@ -162,7 +159,7 @@ struct Sm90GemmMainloop {
       }
       ring = next;
     };
-#pragma unroll kKUnroll / 2
+#pragma unroll (kKUnroll + 1) / 2
     for (i32 kb = 0;; kb += 2) {
       if (kb + 1 >= unit_k_blocks) {
         consume.template operator()<0>(true, kb);
