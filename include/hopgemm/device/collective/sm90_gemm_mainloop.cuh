@@ -33,6 +33,12 @@ struct Sm90GemmMainloop {
   static constexpr bool kColScalesInRegs = K::Scales::kColScalesInRegs;
   static constexpr bool kDInStage = K::kDInStage;
   using Acc = float[kBlockN / 2];
+  // K-blocks per trip of the math loop (DeepGEMM's `#pragma unroll 8`): the loop's test, branch and counter updates
+  // once per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block (every
+  // schedule: run_overlap, already unrolled by two, trips (kKUnroll + 1) / 2 times). Not with per-column scales (1D1D):
+  // their promotion's registers leave no room, and eight (even four, with scale chunks) made 1D1D kernels spill at
+  // 168 registers (k-grouped 256x104 44 bytes, 128x128 248 bytes; dense chunked 256x88 148 bytes).
+  static constexpr int kKUnroll = K::Scales::kPerColumnScales ? 1 : 8;
 
   const Sm90GemmSharedStorage<K>& smem;
   Scales& scales;
@@ -89,6 +95,7 @@ struct Sm90GemmMainloop {
   }
 
   HOPGEMM_DEVICE void run_plain(float (&fin)[kWaves][kBlockN / 2], Acc (&acc)[kAccSets], i32 unit_k_blocks) {
+#pragma unroll kKUnroll
     for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
       const u32 s = ring.stage;
       smem.stages.wait_full(ring);
@@ -152,6 +159,7 @@ struct Sm90GemmMainloop {
       }
       ring = next;
     };
+#pragma unroll (kKUnroll + 1) / 2
     for (i32 kb = 0;; kb += 2) {
       if (kb + 1 >= unit_k_blocks) {
         consume.template operator()<0>(true, kb);
@@ -169,6 +177,7 @@ struct Sm90GemmMainloop {
   // Both waves' batches go out together; wave 0 is promoted while wave 1 runs on the tensor cores, so only wave 1's
   // promotion is exposed (the other warpgroup's batches cover it).
   HOPGEMM_DEVICE void run_wave_pipelined(float (&fin)[kWaves][kBlockN / 2], Acc (&acc)[kAccSets], i32 unit_k_blocks) {
+#pragma unroll kKUnroll
     for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
       const u32 s = ring.stage;
       smem.stages.wait_full(ring);
