@@ -22,9 +22,9 @@ namespace hopgemm {
 enum class ContiguousLayout {
   // int32 [M_sum]: the group of each row, -1 for padding. Every group's rows start at a multiple of
   // get_mk_alignment_for_contiguous_layout() (DeepGEMM's default layout). Only the first row of each tile (64 or 128
-  // rows, dividing the alignment) is read: a tile whose id is -1 (or outside [0, G)) is skipped (no MMA work, its D
-  // rows left untouched), so a whole aligned block of padding is never computed; padding rows inside a group's block
-  // receive A_pad @ B[g]^T, or stay untouched where a tile holds only padding.
+  // rows, dividing the alignment) is read: a tile whose id is -1 (or outside [0, G)) is a padding tile, never
+  // computed (no loads, no MMA): its D rows receive zeros, as DeepGEMM writes them, or are left untouched with
+  // MGroupedContiguousOptions::zero_padding_blocks = false. Padding rows inside a group's tile receive A_pad @ B[g]^T.
   kGroupIds,
   // int32 [G]: cumulative row ends (unaligned); group g starts at the end of group g-1 rounded up to the alignment
   // (DeepGEMM's use_psum_layout=True). D rows between a group's end and the next group's start are left untouched.
@@ -41,6 +41,8 @@ struct MGroupedContiguousOptions : GemmOptions {
   ContiguousLayout layout = ContiguousLayout::kGroupIds;
   // kPsum / kPacked: the expected rows per group, for the heuristics (none: M_sum / G).
   std::optional<int64_t> expected_m;
+  // kGroupIds: a tile of padding (id -1) gets zeros in D, stores only (DeepGEMM's behaviour); false: left untouched.
+  bool zero_padding_blocks = true;
 };
 
 // D[rows of g] = A[rows of g] @ B[g]^T. a [M_sum, K], b [G, N, K], d [M_sum, N] BF16, sfa [M_sum, ceil(K/128)],

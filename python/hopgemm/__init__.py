@@ -76,6 +76,7 @@ from .mega import (  # noqa: E402 (SM100 only: they raise NotImplementedError)
 )
 from ._alias import provide_deep_gemm, withdraw_deep_gemm  # noqa: E402
 from ._warmup import import_cache_archive, warmup  # noqa: E402
+from ._cublaslt import cublaslt_gemm_nn, cublaslt_gemm_nt, cublaslt_gemm_tn, cublaslt_gemm_tt  # noqa: E402
 
 # deep_gemm HEAD's canonical names; the fp8_gemm_* names above are the older ones it keeps as aliases.
 fp8_fp4_gemm_nt, fp8_fp4_gemm_nn, fp8_fp4_gemm_tn, fp8_fp4_gemm_tt = fp8_gemm_nt, fp8_gemm_nn, fp8_gemm_tn, fp8_gemm_tt

@@ -28,9 +28,9 @@ _CONTIGUOUS_DOC = """
 grouped_layout (int32 on the device) says which rows of A [M_sum, K] and d [M_sum, N] belong to which group:
 * default: [M_sum], the group of each row, -1 for padding rows. Every group starts at a multiple of
   get_mk_alignment_for_contiguous_layout() (128 unless set_mk_alignment_for_contiguous_layout changed it). Only the
-  first row of each tile (64 or 128 rows, dividing the alignment) is read: a tile marked -1 is skipped (its d rows
-  left untouched), so a whole aligned block of padding is never computed; padding rows inside a group's last block
-  receive their (padding) A rows @ B[g]^T, or stay untouched where a tile holds only padding.
+  first row of each tile (64 or 128 rows, dividing the alignment) is read: a tile marked -1 is never computed (no
+  loads, no MMA) and its d rows receive zeros, as DeepGEMM writes them (zero_padding_blocks=False, hopgemm only:
+  left untouched); padding rows inside a group's last tile receive their (padding) A rows @ B[g]^T.
 * use_psum_layout=True: [G], the cumulative (unaligned) row ends; group g starts at the end of group g-1 rounded up
   to the alignment. The d rows between a group's end and the next group's start are left untouched.
 * use_packed_layout=True (hopgemm only): [G], the cumulative row ends, group g starting exactly where g-1 ends (no
@@ -67,6 +67,7 @@ def _m_grouped_contiguous(name, summary):
         Arg("expected_m_for_psum_layout", "Optional[int]", None, torch="Optional[int]"),
         Arg("m_indices", "Optional[Tensor]", None, kw_only=True, torch="Optional[Tensor]"),
         Arg("use_packed_layout", "bool", False, kw_only=True, torch="bool"),
+        Arg("zero_padding_blocks", "bool", True, kw_only=True, torch="bool"),
         Arg("stream", "Any", None, kw_only=True),
     ]
     return _declare(name, args, summary + _CONTIGUOUS_DOC + _M_GROUPED_DOC + _ERRORS)

@@ -17,7 +17,7 @@ Ops (all on CUDA tensors; ``d`` is written in place, every other op returns new 
     m_grouped_fp8_gemm_nt_contiguous(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d,
                 Tensor? grouped_layout=None, SymInt[]? recipe=None, SymInt[]? recipe_a=None, SymInt[]? recipe_b=None,
                 bool use_psum_layout=False, SymInt? expected_m_for_psum_layout=None, Tensor? m_indices=None,
-                bool use_packed_layout=False) -> ()
+                bool use_packed_layout=False, bool zero_padding_blocks=True) -> ()
     m_grouped_fp8_gemm_nn_contiguous: the same schema
     m_grouped_fp8_gemm_nt_masked(Tensor a, Tensor sfa, Tensor b, Tensor sfb, Tensor(a!) d, Tensor masked_m,
                 SymInt expected_m, SymInt[]? recipe=None, SymInt[]? recipe_a=None, SymInt[]? recipe_b=None) -> ()

@@ -5,7 +5,7 @@ import functools
 import os
 import statistics
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from . import _C
@@ -27,7 +27,7 @@ from ._tensors import is_torch_tensor
 __all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto", "FP8_ACC_TOL", "OUTPUT_EPS", "assert_close_elementwise",
            "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference",
            "MGroupedLayout", "m_grouped_ids_layout", "m_grouped_psum_layout", "m_grouped_packed_layout",
-           "m_grouped_masked_layout", "assert_untouched", "assert_m_grouped_fp8_gemm_close", "k_grouped_offsets",
+           "m_grouped_masked_layout", "assert_untouched", "assert_zeroed", "assert_m_grouped_fp8_gemm_close", "k_grouped_offsets",
            "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn", "m_grouped_ends_layout", "k_grouped_device_ks"]
 
 
@@ -280,8 +280,9 @@ def assert_bitwise_equal(x: Any, y: Any, label: str = "") -> None:
 # ---- MoE grouped GEMMs: which rows each group computes, and checks of every row ------------------------------------
 # An M-grouped GEMM's A [rows, K] and D [rows, N] (masked: [G, M_max, .] seen as [G * M_max, .]) are cut into
 # segments, each computed with one group's B; the rows outside every segment are either left untouched (still the NaN a
-# test poisons D with) or, for the padding of a group's last aligned block in the group-ids layout, unspecified
-# (they receive A_pad @ B[g]^T: include/hopgemm/grouped_gemm.hpp).
+# test poisons D with), zeroed (the group-ids layout's whole padding tiles, as DeepGEMM writes them) or, for the
+# padding of a group's last aligned block in the group-ids layout, unspecified (they receive A_pad @ B[g]^T:
+# include/hopgemm/grouped_gemm.hpp).
 
 
 @dataclass
@@ -289,7 +290,9 @@ class MGroupedLayout:
     """The rows of an M-grouped GEMM: `values` is what the op's layout argument holds (kind "ids": the group of each
     row, -1 for padding; "psum" / "packed": each group's cumulative row end; "masked": masked_m as given, unclamped),
     `segments` the (group, start, end) row ranges computed with B[group], `untouched` the (start, end) row ranges the
-    op must not write. Rows in neither are the unspecified padding rows of the group-ids layout."""
+    op must not write, `zeroed` those it must write zeros to (the group-ids layout's whole padding blocks; with
+    zero_padding_blocks=False they are untouched instead: padding_untouched()). Rows in none are the unspecified
+    padding rows of the group-ids layout."""
 
     kind: str
     num_groups: int
@@ -297,6 +300,11 @@ class MGroupedLayout:
     values: List[int]
     segments: List[Tuple[int, int, int]]
     untouched: List[Tuple[int, int]]
+    zeroed: List[Tuple[int, int]] = field(default_factory=list)
+
+    def padding_untouched(self) -> "MGroupedLayout":
+        """The layout as the op with zero_padding_blocks=False leaves it: the zeroed rows untouched instead."""
+        return replace(self, untouched=sorted(self.untouched + self.zeroed), zeroed=[])
 
     def tensor(self, device: Any = "cuda") -> Any:
         """`values` as the int32 tensor the op takes (torch)."""
@@ -330,17 +338,18 @@ def m_grouped_ids_layout(runs: Sequence[Union[int, Tuple[int, int]]], alignment:
                          num_groups: Optional[int] = None) -> MGroupedLayout:
     """The group-ids contiguous layout (DeepGEMM's default, m_indices / grouped_layout [M]) of `runs`, in order: an int
     is the next group's row count (group 0, 1, ...), its rows followed by -1 up to a multiple of `alignment`; a pair
-    (id, rows) is `rows` rows (a multiple of `alignment`) all holding `id`, blocks the op must skip and leave
-    untouched: -1, or an id outside [0, num_groups). num_groups defaults to the number of ints."""
+    (id, rows) is `rows` rows (a multiple of `alignment`) all holding `id`, blocks of padding the op computes nothing
+    for and writes zeros to (zeroed; untouched with zero_padding_blocks=False, padding_untouched()): -1, or an id
+    outside [0, num_groups). num_groups defaults to the number of ints."""
     ids: List[int] = []
-    segments, untouched = [], []
+    segments, zeroed = [], []
     group = 0
     for run in runs:
         if isinstance(run, tuple):
             block_id, rows = run
             if rows % alignment:
                 raise ValueError(f"a skipped run of {rows} rows is not whole blocks of {alignment}")
-            untouched.append((len(ids), len(ids) + rows))
+            zeroed.append((len(ids), len(ids) + rows))
             ids += [block_id] * rows
         else:
             start = len(ids)
@@ -351,7 +360,7 @@ def m_grouped_ids_layout(runs: Sequence[Union[int, Tuple[int, int]]], alignment:
     for run in runs:
         if isinstance(run, tuple) and 0 <= run[0] < num_groups:
             raise ValueError(f"a skipped run holds id {run[0]}, a valid group of {num_groups}")
-    return MGroupedLayout("ids", num_groups, len(ids), ids, [s for s in segments if s[1] < s[2]], untouched)
+    return MGroupedLayout("ids", num_groups, len(ids), ids, [s for s in segments if s[1] < s[2]], [], zeroed)
 
 
 def m_grouped_psum_layout(sizes: Sequence[int], alignment: int = 128, trailing_rows: int = 0) -> MGroupedLayout:
@@ -456,6 +465,20 @@ def assert_untouched(x: Any, rows: Sequence[Tuple[int, int]], name: str = "d") -
                                  f"of them were written, the first at row {first}")
 
 
+def assert_zeroed(x: Any, rows: Sequence[Tuple[int, int]], name: str = "d") -> None:
+    """Every element of the row ranges [(start, end)] of x ([rows, N], or [G, M, N] seen as [G * M, N]) exactly 0 (the
+    group-ids layout's padding blocks). The AssertionError names the range and the first row that is not."""
+    flat = _flat_rows(x)
+    for start, end in rows:
+        if end <= start:
+            continue
+        wrong = (flat[start:end] != 0).any(-1)
+        if wrong.any():
+            first = start + int(_argwhere(wrong)[0][0])
+            raise AssertionError(f"{name}: rows {start}-{end - 1} (whole padding blocks) must be zeros, but "
+                                 f"{int(wrong.sum())} of them are not, the first at row {first}")
+
+
 def _check_group_diffs(groups: dict, diff_tol: Optional[float], name: str) -> None:
     """Each group's calc_diff ({group: _DiffSums}) below diff_tol (None: no bar); the AssertionError names the worst."""
     if diff_tol is None:
@@ -474,7 +497,7 @@ def assert_m_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, 
     """An M-grouped FP8 GEMM's output (m_grouped_fp8_gemm_{nt,nn}_contiguous, m_grouped_fp8_gemm_nt_masked) against
     the float64 reference of the dequantised inputs, segment by segment of `layout`: each segment's rows of d within
     assert_fp8_gemm_close's element-wise bound of A[rows] (sfa per 1 x 128) @ B[group]^T (sfb[group] per 128 x 128),
-    every untouched row still NaN, and with diff_tol each group's calc_diff (over its rows) below it. d, a and sfa are
+    every untouched row still NaN, every zeroed row exactly 0, and with diff_tol each group's calc_diff (over its rows) below it. d, a and sfa are
     [rows, .] or, masked, [G, M_max, .] (row-major sfa: pass the scales' values, whatever layout the op was given);
     b [G, N, K]. Returns calc_diff over all computed rows."""
     d2, a2, sfa2 = _flat_rows(d), _flat_rows(a), _flat_rows(sfa)
@@ -488,6 +511,7 @@ def assert_m_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, 
         sums.add(d2[rows], ref)
         groups.setdefault(group, _DiffSums()).add(d2[rows], ref)
     assert_untouched(d2, layout.untouched, name)
+    assert_zeroed(d2, layout.zeroed, name)
     _check_group_diffs(groups, diff_tol, name)
     return sums.value()
 

@@ -6,7 +6,8 @@
 //       compiled_dims="nk", disable_ue8m0_cast=False)
 //   k_grouped_fp8_gemm_{nt,tn}_contiguous(a, b, d, ks, ks_tensor, c=None, recipe=(1, 1, 128), compiled_dims="mn",
 //       use_psum_layout=False)
-// plus, keyword-only: SEED's name for grouped_layout (m_indices), hopgemm's use_packed_layout and stream=.
+// plus, keyword-only: SEED's name for grouped_layout (m_indices), hopgemm's use_packed_layout, zero_padding_blocks and
+// stream=.
 // Keyword errors are raised before any tensor is looked at.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/array.h>
@@ -50,7 +51,8 @@ nb::handle grouped_layout_arg(const char* op, nb::handle grouped_layout, nb::han
 }
 
 MGroupedContiguousOptions contiguous_options(const char* op, GemmOptions gemm, bool use_psum_layout,
-                                             bool use_packed_layout, std::optional<int64_t> expected_m) {
+                                             bool use_packed_layout, std::optional<int64_t> expected_m,
+                                             bool zero_padding_blocks) {
   if (use_psum_layout && use_packed_layout) {
     throw invalid(op, "use_psum_layout and use_packed_layout exclude each other");
   }
@@ -61,7 +63,7 @@ MGroupedContiguousOptions contiguous_options(const char* op, GemmOptions gemm, b
   const ContiguousLayout layout = use_psum_layout     ? ContiguousLayout::kPsum
                                   : use_packed_layout ? ContiguousLayout::kPacked
                                                       : ContiguousLayout::kGroupIds;
-  return {std::move(gemm), layout, expected_m};
+  return {std::move(gemm), layout, expected_m, zero_padding_blocks};
 }
 
 using ContiguousFn = decltype(&m_grouped_fp8_gemm_nt_contiguous);
@@ -72,11 +74,11 @@ void def_contiguous(nb::module_& m, const char* name, ContiguousFn gemm, const c
                            std::string compiled_dims, bool disable_ue8m0_cast, bool use_psum_layout,
                            bool /*ensure_zero_padding: DeepGEMM reads it on SM100 only*/,
                            std::optional<int64_t> expected_m_for_psum_layout, nb::handle m_indices,
-                           bool use_packed_layout, nb::handle stream) {
+                           bool use_packed_layout, bool zero_padding_blocks, nb::handle stream) {
     const nb::handle layout_arg = grouped_layout_arg(name, grouped_layout, m_indices);
     const MGroupedContiguousOptions options = contiguous_options(
         name, gemm_options(name, recipe, recipe_a, recipe_b, std::move(compiled_dims), disable_ue8m0_cast),
-        use_psum_layout, use_packed_layout, expected_m_for_psum_layout);
+        use_psum_layout, use_packed_layout, expected_m_for_psum_layout, zero_padding_blocks);
     CallContext ctx;
     const GemmTensors t = gemm_tensors(a, b, d, ctx);
     const TensorView tlayout = tensor_arg(layout_arg, m_indices.is_none() ? "grouped_layout" : "m_indices", ctx);
@@ -85,7 +87,7 @@ void def_contiguous(nb::module_& m, const char* name, ContiguousFn gemm, const c
         "recipe_a"_a.none() = nb::none(), "recipe_b"_a.none() = nb::none(), "compiled_dims"_a = "nk",
         "disable_ue8m0_cast"_a = false, "use_psum_layout"_a = false, "ensure_zero_padding"_a = true,
         "expected_m_for_psum_layout"_a.none() = nb::none(), nb::kw_only(), "m_indices"_a.none() = nb::none(),
-        "use_packed_layout"_a = false, "stream"_a.none() = nb::none(), doc);
+        "use_packed_layout"_a = false, "zero_padding_blocks"_a = true, "stream"_a.none() = nb::none(), doc);
 }
 
 void m_grouped_masked(nb::handle a, nb::handle b, nb::handle d, nb::handle masked_m, int64_t expected_m,
@@ -144,12 +146,12 @@ void def_bf16_contiguous(nb::module_& m, const char* name, Bf16ContiguousFn gemm
                            std::string compiled_dims, bool use_psum_layout,
                            bool /*ensure_zero_padding: DeepGEMM reads it on SM100 only*/,
                            std::optional<int64_t> expected_m_for_psum_layout, nb::handle m_indices,
-                           bool use_packed_layout, nb::handle stream) {
+                           bool use_packed_layout, bool zero_padding_blocks, nb::handle stream) {
     const nb::handle layout_arg = grouped_layout_arg(name, grouped_layout, m_indices);
     GemmOptions gemm_opts;
     gemm_opts.compiled_dims = std::move(compiled_dims);
-    const MGroupedContiguousOptions options =
-        contiguous_options(name, std::move(gemm_opts), use_psum_layout, use_packed_layout, expected_m_for_psum_layout);
+    const MGroupedContiguousOptions options = contiguous_options(
+        name, std::move(gemm_opts), use_psum_layout, use_packed_layout, expected_m_for_psum_layout, zero_padding_blocks);
     CallContext ctx;
     const TensorView ta = tensor_arg(a, "a", ctx), tb = tensor_arg(b, "b", ctx), td = tensor_arg(d, "d", ctx);
     const TensorView tlayout = tensor_arg(layout_arg, m_indices.is_none() ? "grouped_layout" : "m_indices", ctx);
@@ -157,7 +159,7 @@ void def_bf16_contiguous(nb::module_& m, const char* name, Bf16ContiguousFn gemm
   }, "a"_a.none(), "b"_a.none(), "d"_a.none(), "grouped_layout"_a.none() = nb::none(), "compiled_dims"_a = "nk",
         "use_psum_layout"_a = false, "ensure_zero_padding"_a = true,
         "expected_m_for_psum_layout"_a.none() = nb::none(), nb::kw_only(), "m_indices"_a.none() = nb::none(),
-        "use_packed_layout"_a = false, "stream"_a.none() = nb::none(), doc);
+        "use_packed_layout"_a = false, "zero_padding_blocks"_a = true, "stream"_a.none() = nb::none(), doc);
 }
 
 void m_grouped_bf16_masked(nb::handle a, nb::handle b, nb::handle d, nb::handle masked_m, int64_t expected_m,

@@ -243,6 +243,8 @@ int contiguous_group_align(const MGroupedContiguousOptions& options) {
 void set_contiguous_schedule(device::Sm90ScheduleParams& schedule, const MGroupedContiguousOptions& options) {
   schedule.ranges_kind = device::kRangesFromEnds;
   schedule.group_align = contiguous_group_align(options);
+  // Whole padding tiles of the group-ids layout get zeros (DeepGEMM's behaviour) unless the caller keeps them untouched.
+  schedule.zero_padding_blocks = options.layout == ContiguousLayout::kGroupIds && options.zero_padding_blocks ? 1 : 0;
 }
 
 // A and D as per-group [G, M_max, ...] stacks: each group's rows densely after the previous group's.

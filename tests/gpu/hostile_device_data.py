@@ -98,16 +98,16 @@ def ends(values, num_rows, kind):
 
 def ids(block_ids, num_groups, overrides=None):
     """Group ids constant over each 128-row block (so the meaning does not depend on the tile height): a block of an
-    id in [0, G) computed whole with B[id], every other block untouched."""
+    id in [0, G) computed whole with B[id], every other block a padding block (zeros)."""
     rows = 128 * len(block_ids)
-    values, segments, untouched = [], [], []
+    values, segments, zeroed = [], [], []
     for i, g in enumerate(block_ids):
         values += [g] * 128
         if 0 <= g < num_groups:
             segments.append((g, 128 * i, 128 * (i + 1)))
         else:
-            untouched.append((128 * i, 128 * (i + 1)))
-    layout = MGroupedLayout("ids", num_groups, rows, values, segments, untouched)
+            zeroed.append((128 * i, 128 * (i + 1)))
+    layout = MGroupedLayout("ids", num_groups, rows, values, segments, [], zeroed)
     if overrides:
         hopgemm._C._set_grouped_config_overrides(overrides)
     try:

@@ -80,13 +80,13 @@ def test_contiguous_ids_group_counts(num_groups):
     run_contiguous(m_grouped_ids_layout(sizes), 576, 640, seed=num_groups)
 
 
-def test_contiguous_ids_all_padding_writes_nothing():
+def test_contiguous_ids_all_padding_writes_zeros():
     run_contiguous(m_grouped_ids_layout([(-1, 384)], num_groups=4), 4096, 2048, seed=3)
 
 
-def test_contiguous_ids_out_of_range_ids_skip_their_block():
+def test_contiguous_ids_out_of_range_ids_zero_their_block():
     # Device-side values no host check can see: whole blocks holding G, a large id and a negative id other than -1 are
-    # skipped like -1 blocks (no fault, rows untouched), and the stream is still usable afterwards.
+    # padding blocks like -1 blocks (no fault, rows zeroed), and the stream is still usable afterwards.
     layout = m_grouped_ids_layout([5, (3, 128), 130, (1000, 128), (-7, 128), 1], num_groups=3)
     run_contiguous(layout, 2112, 2048, seed=4)
     torch.cuda.synchronize()

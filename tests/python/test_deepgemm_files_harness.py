@@ -54,7 +54,7 @@ def test_runner_classifies_each_test(tmp_path):
     (tmp_path / "helpers.py").write_text("def value():\n    return 2\n")
     (tmp_path / "test_synthetic.py").write_text(textwrap.dedent(FILE))
     (tmp_path / "test_imports_missing.py").write_text(
-        "from deep_gemm import cublaslt_gemm_nt\n\nif __name__ == '__main__':\n    pass\n")
+        "from deep_gemm import tf32_hc_prenorm_gemm\n\nif __name__ == '__main__':\n    pass\n")
     results = run.run_all(str(tmp_path), ["test_synthetic.py", "test_imports_missing.py"], timeout=120, only=[])
     statuses = [(r["file"], r["test"], r["status"]) for r in results]
     assert statuses == [

@@ -55,10 +55,10 @@ GROUPED_SIGNATURES = {
     "m_grouped_fp8_gemm_nt_contiguous": (
         ["a", "b", "d", "grouped_layout", "recipe", "recipe_a", "recipe_b", "compiled_dims", "disable_ue8m0_cast",
          "use_psum_layout", "ensure_zero_padding", "expected_m_for_psum_layout"],
-        ["m_indices", "use_packed_layout", "stream"],
+        ["m_indices", "use_packed_layout", "zero_padding_blocks", "stream"],
         dict(grouped_layout=None, **_RECIPES, compiled_dims="nk", disable_ue8m0_cast=False, use_psum_layout=False,
              ensure_zero_padding=True, expected_m_for_psum_layout=None, m_indices=None, use_packed_layout=False,
-             stream=None)),
+             zero_padding_blocks=True, stream=None)),
     "m_grouped_fp8_gemm_nt_masked": (
         ["a", "b", "d", "masked_m", "expected_m", "recipe", "recipe_a", "recipe_b", "compiled_dims",
          "disable_ue8m0_cast"],

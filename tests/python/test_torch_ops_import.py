@@ -21,7 +21,7 @@ BF16_GEMMS = ["bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 GROUPED_GEMMS = {
     **dict.fromkeys(["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous"], [
         "grouped_layout", "recipe", "recipe_a", "recipe_b", "use_psum_layout", "expected_m_for_psum_layout",
-        "m_indices", "use_packed_layout"]),
+        "m_indices", "use_packed_layout", "zero_padding_blocks"]),
     "m_grouped_fp8_gemm_nt_masked": ["masked_m", "expected_m", "recipe", "recipe_a", "recipe_b"],
     **dict.fromkeys(["k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"], [
         "ks", "ks_tensor", "c", "recipe", "use_psum_layout"]),
@@ -342,7 +342,7 @@ def test_real_torch_schemas_and_fake_shapes(order):
             assert "Tensor(a" in schema and "!) d" in schema and schema.endswith("-> ()"), schema
         assert ("Tensor? grouped_layout=None, SymInt[]? recipe=None, SymInt[]? recipe_a=None, SymInt[]? recipe_b=None, "
                 "bool use_psum_layout=False, SymInt? expected_m_for_psum_layout=None, Tensor? m_indices=None, "
-                "bool use_packed_layout=False)") in schemas["m_grouped_fp8_gemm_nn_contiguous"]
+                "bool use_packed_layout=False, bool zero_padding_blocks=True)") in schemas["m_grouped_fp8_gemm_nn_contiguous"]
         assert "Tensor masked_m, SymInt expected_m, SymInt[]? recipe=None" in schemas["m_grouped_fp8_gemm_nt_masked"]
         assert "SymInt[] ks, Tensor ks_tensor, Tensor? c, SymInt[] recipe, bool use_psum_layout=False)" in \
             schemas["k_grouped_fp8_gemm_tn_contiguous"]

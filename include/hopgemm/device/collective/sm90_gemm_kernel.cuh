@@ -29,6 +29,14 @@
 
 namespace hopgemm::device::collective {
 
+template <int kWaves, int kCols>
+HOPGEMM_DEVICE void zero_tile(float (&fin)[kWaves][kCols]) {
+#pragma unroll
+  for (int w = 0; w < kWaves; ++w)
+#pragma unroll
+    for (int i = 0; i < kCols; ++i) fin[w][i] = 0.0f;
+}
+
 template <class K>  // Sm90GemmTraits
 HOPGEMM_DEVICE void sm90_gemm(const typename K::Params& params, u8* smem_base) {
   // ---- setup ---------------------------------------------------------------------------------------------------
@@ -77,9 +85,23 @@ HOPGEMM_DEVICE void sm90_gemm(const typename K::Params& params, u8* smem_base) {
     scheduler::WorkUnit u;
     while (sched.next(u)) {
       const i32 m0 = sched.d_row(u), n0 = sched.d_col(u);
+      if constexpr (K::kGrouping == kGroupingMIds) {
+        if (u.skip_mainloop) {
+          // A padding tile whose pair holds no group: zeros stored from registers (no stage is held to stage them
+          // in, and the producers load nothing for it).
+          zero_tile(fin);
+          if (sched.stores(u))
+            epilogue::store_tile_rows_bf16<kBlockN, K::kWgRows>(fin, static_cast<u16*>(params.d), params.ldd,
+                                                                sched.d_row_end(u), sched.d_cols(), wg, m0, n0);
+          continue;
+        }
+      }
       scales.begin_unit(u, sched);
       mainloop.run(fin, acc, u.num_k_blocks());
       scales.end_unit(u);
+      if constexpr (K::kGrouping == kGroupingMIds) {
+        if (u.zero_d) zero_tile(fin);  // computed for the pair's sake: D's padding rows get zeros instead
+      }
 
       // ---- epilogue --------------------------------------------------------------------------------------------
       // No D store for a phantom tile, nor for a split that did not finish its tile last.

@@ -150,6 +150,9 @@ struct Sm90ScheduleParams {
   // k_groups: the k-blocks A's, B's (and the scales') buffers hold, sum(ks) / block_k of the host's ks: the scheduler
   // clamps the device's ks to it.
   i32 k_blocks_total;
+  // m_group_ids: 1 = a tile whose first row's id is -1 (or outside [0, G)) gets zeros in D, stores only (DeepGEMM's
+  // behaviour); 0 = such a tile is skipped and its D rows left untouched.
+  i32 zero_padding_blocks;
 };
 
 // The family-neutral kernel parameters. Descriptors: cuTensorMapEncodeTiled, rank 2 (the family's types header gives

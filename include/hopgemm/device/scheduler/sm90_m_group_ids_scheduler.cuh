@@ -1,12 +1,13 @@
 #pragma once
 // Scheduler of the M-grouped contiguous GEMM whose grouped_layout names the group of every row (-1: padding), each
 // group's rows starting at a multiple of the tile rows: the dense order over the M_sum x N tiles, where a tile's
-// group is that of its first row. A tile whose id is -1 or outside [0, G) is skipped whole (no loads, no MMA, its D
-// rows untouched). B is [G x N, K].
-// Pairs: an A-sharing pair (cluster_n = 2) holds one m-block, so both CTAs skip together. A B-sharing pair
-// (cluster_m = 2) holds two m-blocks that may belong to different groups: it is skipped only where both are padding;
-// where one is, that CTA computes its peer's group for the pair's sake (not stored); where the two groups differ, each
-// CTA loads its own B whole instead of sharing halves (shares_b).
+// group is that of its first row. A tile whose id is -1 or outside [0, G) is a padding tile: no loads, no MMA, and
+// D's rows receive zeros (params.zero_padding_blocks, DeepGEMM's behaviour: WorkUnit::zero_d and skip_mainloop) or
+// are left untouched (the tile is skipped). B is [G x N, K].
+// Pairs: an A-sharing pair (cluster_n = 2) holds one m-block, so both CTAs treat it alike. A B-sharing pair
+// (cluster_m = 2) holds two m-blocks that may belong to different groups: both are padding tiles only where both are
+// padding; where one is, that CTA computes its peer's group for the pair's sake and stores zeros instead (or nothing);
+// where the two groups differ, each CTA loads its own B whole instead of sharing halves (shares_b).
 
 #include "hopgemm/device/ptx/ld_global.cuh"
 #include "hopgemm/device/scheduler/sm90_dense_scheduler.cuh"
@@ -33,18 +34,27 @@ struct Sm90MGroupIdsScheduler {
   }
 
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
+    const bool zero_padding = dense.params.zero_padding_blocks != 0;
     while (dense.next(u)) {
       const i32 g = group_of(u.m_block);
+      // A block past M (a pair's phantom) is never stored, so it is never zeroed either.
+      const bool zero_own = zero_padding && g < 0 && u.m_block < dense.num_m_blocks;
       if constexpr (kGeo.cluster_m == 1) {
-        if (g < 0) continue;
-        u.group = g;
+        if (g < 0 && !zero_own) continue;
+        u.group = g < 0 ? 0 : g;
+        u.zero_d = u.skip_mainloop = g < 0;
         return true;
       } else {
         const i32 peer = group_of(u.m_block ^ 1);  // the pair's m-blocks are 2i and 2i + 1
-        if (g < 0 && peer < 0) continue;
-        own_block = g >= 0;
+        const bool zero_peer = zero_padding && peer < 0 && (u.m_block ^ 1) < dense.num_m_blocks;
+        if (g < 0 && peer < 0 && !zero_own && !zero_peer) continue;
+        own_block = g >= 0 || zero_own;
         same_groups = g < 0 || peer < 0 || g == peer;
-        u.group = own_block ? g : peer;
+        u.group = g >= 0 ? g : peer >= 0 ? peer : 0;
+        u.zero_d = g < 0;
+        // Both CTAs of the pair decide alike: neither loads (so no multicast waits on the other) where both blocks
+        // are padding.
+        u.skip_mainloop = g < 0 && peer < 0;
         return true;
       }
     }

@@ -12,6 +12,10 @@ struct WorkUnit {
   i32 group;             // 0 for a dense GEMM
   i32 split;             // split-K index, 0 without split-K
   i32 kb_begin, kb_end;  // the unit's k-blocks [kb_begin, kb_end) of the problem's (group's) K
+  // A tile of padding rows that D receives zeros for (m_group_ids with zero_padding_blocks, DeepGEMM's behaviour):
+  // zero_d stores zeros instead of the product; skip_mainloop (its pair holds no group either) also loads and
+  // multiplies nothing. Set by that scheduler alone; false for every other one.
+  bool zero_d = false, skip_mainloop = false;
   HOPGEMM_DEVICE i32 num_k_blocks() const { return kb_end - kb_begin; }
 };
 
