@@ -30,7 +30,8 @@ def check(d, ref, abs_products, k, out_dtype):
     bound = ref.abs() * rounding + 2 * k * 2.0 ** -24 * abs_products + 1e-30
     err = (d.double() - ref).abs()
     assert not bool(d.isnan().any()), "NaN left in D"
-    assert bool((err <= bound).all()), f"max error {err.max().item():.3e}, worst excess {(err - bound).max().item():.3e}"
+    assert bool((err <= bound).all()), \
+        f"max error {err.max().item():.3e}, worst excess {(err - bound).max().item():.3e}"
 
 
 @pytest.mark.parametrize("layout", ["nt", "nn", "tn", "tt"])

@@ -140,8 +140,8 @@ def test_a_padding_block_not_zeroed_fails():
     d = emulated_grouped(layout, a8, sfa, b8, sfb)
     start, end = layout.zeroed[1]
     d[start + 5, 2] = np.nan  # left untouched where zeros were due
-    with pytest.raises(AssertionError, match=rf"rows {start}-{end - 1} \(whole padding blocks\) must be zeros, but 1 of "
-                                             rf"them are not, the first at row {start + 5}"):
+    message = rf"rows {start}-{end - 1} \(whole padding blocks\) must be zeros, but 1 of them are not, the first at "
+    with pytest.raises(AssertionError, match=message + f"row {start + 5}"):
         assert_m_grouped_fp8_gemm_close(d, a8, sfa, b8, sfb, layout)
 
 
