@@ -17,8 +17,10 @@ import glob
 import os
 import sys
 import threading
+from typing import Optional
 
 from . import _C
+from ._tensors import Tensor
 
 # cuBLAS / CUDA enum values (cublas_api.h, library_types.h, cublasLt.h).
 _CUBLAS_OP_N, _CUBLAS_OP_T = 0, 1
@@ -148,7 +150,7 @@ def _major_ab(name, t):
         raise _C.HopgemmValueError(f"cublaslt_gemm: {name} needs a contiguous dimension, got strides {t.stride()}")
 
 
-def cublaslt_gemm_nt(a, b, d, c=None) -> None:
+def cublaslt_gemm_nt(a: Tensor, b: Tensor, d: Tensor, c: Optional[Tensor] = None) -> None:
     """D[M, N] = A[M, K] @ B[N, K]^T (+ C), by cuBLASLt with DeepGEMM's settings (see the module's documentation).
     A and B may each be K-major or MN-major (any of the four layouts); D (and C) row-major, BF16 or FP32."""
     torch = sys.modules.get("torch")
@@ -266,17 +268,17 @@ class _Matmul:
         self.layouts, self.desc, self.pref = [], ctypes.c_void_p(), ctypes.c_void_p()
 
 
-def cublaslt_gemm_nn(a, b, d, c=None) -> None:
+def cublaslt_gemm_nn(a: Tensor, b: Tensor, d: Tensor, c: Optional[Tensor] = None) -> None:
     """D[M, N] = A[M, K] @ B[K, N] (+ C) by cuBLASLt (cublaslt_gemm_nt of B's transpose)."""
     cublaslt_gemm_nt(a, _transpose(b), d, c)
 
 
-def cublaslt_gemm_tn(a, b, d, c=None) -> None:
+def cublaslt_gemm_tn(a: Tensor, b: Tensor, d: Tensor, c: Optional[Tensor] = None) -> None:
     """D[M, N] = A[K, M]^T @ B[K, N] (+ C) by cuBLASLt (cublaslt_gemm_nt of both transposes)."""
     cublaslt_gemm_nt(_transpose(a), _transpose(b), d, c)
 
 
-def cublaslt_gemm_tt(a, b, d, c=None) -> None:
+def cublaslt_gemm_tt(a: Tensor, b: Tensor, d: Tensor, c: Optional[Tensor] = None) -> None:
     """D[M, N] = A[K, M]^T @ B[N, K]^T (+ C) by cuBLASLt (cublaslt_gemm_nt of A's transpose)."""
     cublaslt_gemm_nt(_transpose(a), b, d, c)
 

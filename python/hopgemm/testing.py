@@ -27,8 +27,9 @@ from ._tensors import is_torch_tensor
 __all__ = ["calc_diff", "count_bytes", "bench", "bench_kineto", "FP8_ACC_TOL", "OUTPUT_EPS", "assert_close_elementwise",
            "assert_fp8_gemm_close", "block_magnitudes", "dequantize", "fp8_gemm_inputs", "fp8_gemm_reference",
            "MGroupedLayout", "m_grouped_ids_layout", "m_grouped_psum_layout", "m_grouped_packed_layout",
-           "m_grouped_masked_layout", "assert_untouched", "assert_zeroed", "assert_m_grouped_fp8_gemm_close", "k_grouped_offsets",
-           "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn", "m_grouped_ends_layout", "k_grouped_device_ks"]
+           "m_grouped_masked_layout", "assert_untouched", "assert_m_grouped_fp8_gemm_close", "k_grouped_offsets",
+           "assert_k_grouped_fp8_gemm_close", "magnitude_varied_randn", "m_grouped_ends_layout", "k_grouped_device_ks",
+           "assert_zeroed"]
 
 
 def calc_diff(x: Any, y: Any) -> Any:
@@ -497,7 +498,8 @@ def assert_m_grouped_fp8_gemm_close(d: Any, a: Any, sfa: Any, b: Any, sfb: Any, 
     """An M-grouped FP8 GEMM's output (m_grouped_fp8_gemm_{nt,nn}_contiguous, m_grouped_fp8_gemm_nt_masked) against
     the float64 reference of the dequantised inputs, segment by segment of `layout`: each segment's rows of d within
     assert_fp8_gemm_close's element-wise bound of A[rows] (sfa per 1 x 128) @ B[group]^T (sfb[group] per 128 x 128),
-    every untouched row still NaN, every zeroed row exactly 0, and with diff_tol each group's calc_diff (over its rows) below it. d, a and sfa are
+    every untouched row still NaN, every zeroed row exactly 0, and with diff_tol each group's calc_diff (over its
+    rows) below it. d, a and sfa are
     [rows, .] or, masked, [G, M_max, .] (row-major sfa: pass the scales' values, whatever layout the op was given);
     b [G, N, K]. Returns calc_diff over all computed rows."""
     d2, a2, sfa2 = _flat_rows(d), _flat_rows(a), _flat_rows(sfa)

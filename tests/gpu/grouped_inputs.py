@@ -128,7 +128,8 @@ def run_contiguous(layout, n, k, seed, sfa_mn_major=False, **kwargs):
     sfa_arg = hopgemm.get_mn_major_tma_aligned_tensor(sfa) if sfa_mn_major else sfa
     op((a8, sfa_arg), (b8, sfb), d, layout.tensor(), **layout_kwargs(layout), **kwargs)
     # zero_padding_blocks=False: the group-ids layout's whole padding blocks are left untouched instead of zeroed.
-    check_m_grouped(d, a8, sfa, b8, sfb, layout if kwargs.get("zero_padding_blocks", True) else layout.padding_untouched())
+    expected = layout if kwargs.get("zero_padding_blocks", True) else layout.padding_untouched()
+    check_m_grouped(d, a8, sfa, b8, sfb, expected)
     return d, (a8, sfa, b8, sfb)
 
 

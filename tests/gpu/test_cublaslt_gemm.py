@@ -23,23 +23,25 @@ def operands(m, n, k, in_dtype, layout, seed=0):
     return a_arg, b_arg, a64, b64
 
 
-def check(d, ref, abs_products, k, out_dtype):
-    """Every element within the FP32 accumulation's worst case (k * 2^-24 * sum|a b|, doubled for a split-K
-    reduction; the products of BF16 or FP8 values are exact in FP32 and TF32) plus the output's rounding of |ref|."""
-    rounding = 2.0 ** -8 if out_dtype == torch.bfloat16 else 2.0 ** -23
-    bound = ref.abs() * rounding + 2 * k * 2.0 ** -24 * abs_products + 1e-30
-    err = (d.double() - ref).abs()
+def check(d, ref, abs_products, out_dtype):
+    """Every element within the project's tensor-core model (hopgemm.testing: FP8_ACC_TOL * sum|a b| for the
+    accumulation) plus two roundings to the output type (cuBLASLt may round a partial or C through it: on an H200 the
+    BF16 results were up to 2 BF16 ulps off, the FP8 ones 8e-5 * sum|a b|, beyond a strict FP32 accumulation's bound)."""
     assert not bool(d.isnan().any()), "NaN left in D"
-    assert bool((err <= bound).all()), f"max error {err.max().item():.3e}, worst excess {(err - bound).max().item():.3e}"
+    eps = hopgemm.testing.OUTPUT_EPS[str(out_dtype).replace("torch.", "")]
+    bound = hopgemm.testing.FP8_ACC_TOL * abs_products + 2 * eps * ref.abs()
+    hopgemm.testing.assert_close_elementwise(d, ref, bound, name="d")
 
 
-@pytest.mark.parametrize("layout", ["nt", "nn", "tn", "tt"])
-@pytest.mark.parametrize("in_dtype", [torch.bfloat16, torch.float8_e4m3fn])
+# cuBLASLt's FP8 GEMMs on SM90 take only K-major A and B (DeepGEMM calls them so): FP8 runs the nt layout only.
+CASES = [(layout, in_dtype) for in_dtype in (torch.bfloat16, torch.float8_e4m3fn)
+         for layout in (("nt", "nn", "tn", "tt") if in_dtype == torch.bfloat16 else ("nt",))]
+
+
+@pytest.mark.parametrize("layout, in_dtype", CASES)
 @pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float32])
 @pytest.mark.parametrize("accumulate", ["none", "alias", "distinct"])
 def test_cublaslt_gemm_matches_float64(layout, in_dtype, out_dtype, accumulate):
-    if in_dtype == torch.float8_e4m3fn and layout != "nt":
-        pytest.skip("cuBLASLt's FP8 GEMMs on SM90 take only K-major A and B (DeepGEMM calls them so)")
     m, n, k = 192, 320, 512
     a, b, a64, b64 = operands(m, n, k, in_dtype, layout)
     ref, abs_products = a64 @ b64.t(), a64.abs() @ b64.abs().t()
@@ -53,7 +55,7 @@ def test_cublaslt_gemm_matches_float64(layout, in_dtype, out_dtype, accumulate):
             c = d
     getattr(hopgemm, f"cublaslt_gemm_{layout}")(a, b, d, c)
     torch.cuda.synchronize()
-    check(d, ref, abs_products, k, out_dtype)
+    check(d, ref, abs_products, out_dtype)
 
 
 def test_cublaslt_gemm_k_zero_and_m_zero():
@@ -80,7 +82,7 @@ def test_cublaslt_gemm_runs_on_the_current_stream_and_names_nvjet():
         hopgemm.cublaslt_gemm_nt(a, b, d)
     stream.synchronize()
     a64, b64 = a[:256].double(), b.double()
-    check(d[:256], a64 @ b64.t(), a64.abs() @ b64.abs().t(), 7168, torch.bfloat16)
+    check(d[:256], a64 @ b64.t(), a64.abs() @ b64.abs().t(), torch.bfloat16)
     t_nvjet = hopgemm.testing.bench_kineto(lambda: hopgemm.cublaslt_gemm_nt(a, b, d), "nvjet",
                                            suppress_kineto_output=True)
     assert t_nvjet > 0, "no kernel named nvjet ran (DeepGEMM's tests would time nothing)"

@@ -27,7 +27,9 @@ def test_ids_layout_pads_each_group_and_skips_whole_blocks():
     layout = m_grouped_ids_layout([(-1, 128), 0, 1, 127, (-1, 128), 129, (4, 128)])
     assert (layout.kind, layout.num_groups, layout.num_rows) == ("ids", 4, 896)
     assert layout.segments == [(1, 128, 129), (2, 256, 383), (3, 512, 641)]
-    assert layout.untouched == [(0, 128), (384, 512), (768, 896)]
+    assert layout.zeroed == [(0, 128), (384, 512), (768, 896)] and layout.untouched == []
+    kept = layout.padding_untouched()  # zero_padding_blocks=False
+    assert kept.untouched == [(0, 128), (384, 512), (768, 896)] and kept.zeroed == [] and kept.values == layout.values
     ids = np.array(layout.values)
     assert (ids[:128] == -1).all() and ids[128] == 1 and (ids[129:256] == -1).all()
     assert (ids[256:383] == 2).all() and ids[383] == -1 and (ids[512:641] == 3).all() and (ids[641:768] == -1).all()
@@ -66,8 +68,11 @@ def grouped_inputs(layout, seed):
 
 
 def emulated_grouped(layout, a8, sfa, b8, sfb, group_of=lambda g: g):
-    """D as the kernels compute it, NaN where nothing is written (the padding rows of the ids layout get A_pad B^T)."""
+    """D as the kernels compute it, NaN where nothing is written (the padding rows of the ids layout get A_pad B^T, its
+    whole padding blocks zeros)."""
     d = np.full((layout.num_rows, N), np.nan, np.float32)
+    for start, end in layout.zeroed:
+        d[start:end] = 0.0
     for g, start, end in layout.segments:
         h = group_of(g)
         d[start:end] = emulated_gemm(a8[start:end], sfa[start:end], b8[h], sfb[h], 128)
@@ -82,6 +87,7 @@ def emulated_grouped(layout, a8, sfa, b8, sfb, group_of=lambda g: g):
 
 LAYOUTS = {
     "ids": m_grouped_ids_layout([(-1, 128), 0, 1, 127, (-1, 128), 129, (4, 128)]),
+    "ids_padding_untouched": m_grouped_ids_layout([(-1, 128), 0, 1, 127, (-1, 128), 129, (4, 128)]).padding_untouched(),
     "psum": m_grouped_psum_layout([1, 0, 129, 3], trailing_rows=128),
     "packed": m_grouped_packed_layout([0, 1, 0, 200, 3, 0], trailing_rows=5),
     "masked": m_grouped_masked_layout([0, 5, 300, -2], 160),
@@ -111,7 +117,7 @@ def test_a_segment_computed_with_another_groups_b_fails(kind):
         assert_m_grouped_fp8_gemm_close(d.astype(BF16), a8, sfa, b8, sfb, layout)
 
 
-@pytest.mark.parametrize("kind", list(LAYOUTS))
+@pytest.mark.parametrize("kind", [kind for kind, layout in LAYOUTS.items() if layout.untouched])
 def test_a_written_untouched_row_fails(kind):
     layout = LAYOUTS[kind]
     a8, sfa, b8, sfb = grouped_inputs(layout, seed=13)
@@ -125,6 +131,17 @@ def test_a_written_untouched_row_fails(kind):
     _, first, _ = layout.segments[0]
     d[first, 3] = np.nan  # a computed row left unwritten
     with pytest.raises(AssertionError, match=r"1 of .* elements outside their bound"):
+        assert_m_grouped_fp8_gemm_close(d, a8, sfa, b8, sfb, layout)
+
+
+def test_a_padding_block_not_zeroed_fails():
+    layout = LAYOUTS["ids"]
+    a8, sfa, b8, sfb = grouped_inputs(layout, seed=14)
+    d = emulated_grouped(layout, a8, sfa, b8, sfb)
+    start, end = layout.zeroed[1]
+    d[start + 5, 2] = np.nan  # left untouched where zeros were due
+    message = rf"rows {start}-{end - 1} \(whole padding blocks\) must be zeros, but 1 of them are not, the first at "
+    with pytest.raises(AssertionError, match=message + f"row {start + 5}"):
         assert_m_grouped_fp8_gemm_close(d, a8, sfa, b8, sfb, layout)
 
 

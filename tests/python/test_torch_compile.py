@@ -103,7 +103,8 @@ def test_m_grouped_nn_contiguous_is_traced():
     ends = torch.zeros(G, dtype=torch.int32)
     op, args = traced_call(fn, A_CONTIGUOUS, B, torch.empty(M, N, dtype=torch.bfloat16), ends)
     assert op == "hopgemm.m_grouped_fp8_gemm_nn_contiguous"
-    assert isinstance(args[5], torch.fx.Node) and args[6:] == [None, None, None, False, None, None, True]
+    # args[6:]: the recipes, use_psum_layout, expected_m, m_indices, use_packed_layout, zero_padding_blocks
+    assert isinstance(args[5], torch.fx.Node) and args[6:] == [None, None, None, False, None, None, True, True]
 
 
 @pytest.mark.parametrize("name", ["m_grouped_fp8_gemm_nt_masked", "m_grouped_fp8_fp4_gemm_nt_masked",

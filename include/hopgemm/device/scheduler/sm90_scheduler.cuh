@@ -42,11 +42,15 @@ concept TileScheduler = requires(S& s, const S& cs, WorkUnit& u, const WorkUnit&
   { S::kGrouping } -> ConvertibleToInt;
 };
 
-// The unit after the one next() returned last, without consuming it (a copy of the scheduler walks ahead).
+// The next unit after the one next() returned last that runs the mainloop (a padding tile of zeros,
+// WorkUnit::skip_mainloop, loads nothing and reads no scales), without consuming it (a copy of the scheduler walks
+// ahead). Look-aheads that prefetch a unit's data (the scale reader's sfb_regs) must use this one.
 template <TileScheduler S>
 HOPGEMM_DEVICE bool peek(const S& sched, WorkUnit& u) {
   S ahead = sched;
-  return ahead.next(u);
+  while (ahead.next(u))
+    if (!u.skip_mainloop) return true;
+  return false;
 }
 
 // The first CTA-pair unit of this CTA and this CTA's offset inside its pair: the walk every scheduler starts with.
