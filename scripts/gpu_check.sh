@@ -71,7 +71,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     status=1
   tail -25 "$OUTDIR/pytest.log"
   tests/gpu/sanitize.sh "$PYTHON" > "$OUTDIR/sanitize.log" 2>&1 || status=1  # dense, grouped and indexer subsets
-  grep -E "^(memcheck|racecheck|synccheck):" "$OUTDIR/sanitize.log"
+  grep -E "^(memcheck|racecheck|synccheck|initcheck):" "$OUTDIR/sanitize.log"
   # The host cost per call against its targets (C++ <= 5 us, Python <= 12 us): a benchmark run alone, after the
   # tests (next to compile tests on other cores one read 5.77 us where it read 4.67 us alone, 2026-11-22); it reports,
   # it does not fail the run.
