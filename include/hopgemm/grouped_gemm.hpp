@@ -83,6 +83,30 @@ void k_grouped_fp8_gemm_tn_contiguous(const TensorView& a, const TensorView& sfa
                                       const TensorView& ks_tensor, const TensorView* c, const GemmOptions& options,
                                       cudaStream_t stream);
 
+// BF16 (no scales): D[rows of g] = A[rows of g] @ B[g]^T with a [M_sum, K] and b [G, N, K] BF16, both K-major (B's
+// groups stacked densely along N), d [M_sum, N] BF16, grouped_layout as the FP8 op's (ContiguousLayout); K a multiple
+// of 8. An MN-major B (DeepGEMM takes one) is not supported yet.
+void m_grouped_bf16_gemm_nt_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
+                                       const TensorView& grouped_layout, const MGroupedContiguousOptions& options,
+                                       cudaStream_t stream);
+// The same with B given as [G, K, N] (a transposed view of a K-major [G, N, K] buffer).
+void m_grouped_bf16_gemm_nn_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
+                                       const TensorView& grouped_layout, const MGroupedContiguousOptions& options,
+                                       cudaStream_t stream);
+// BF16 masked: d[g, :m_g] = a[g, :m_g] @ b[g]^T with m_g = min(masked_m[g], M_max) read on the device, as the FP8 op;
+// a [G, M_max, K], b [G, N, K] BF16 K-major, d [G, M_max, N] BF16.
+void m_grouped_bf16_gemm_nt_masked(const TensorView& a, const TensorView& b, const TensorView& d,
+                                   const TensorView& masked_m, int64_t expected_m, const GemmOptions& options,
+                                   cudaStream_t stream);
+// BF16 K-grouped (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32 with a [sum(ks), M] and b [sum(ks), N] BF16
+// (rows contiguous: MN-major operands, as DeepGEMM's tn takes them; row strides multiples of 8 elements), group g
+// the rows [off_g, off_g + ks[g]) of both; ks multiples of 64 (0 allowed: D[g] = C[g]), ks_tensor the same as int32
+// [G] on the device; d [G, M, N] FP32 contiguous; c null (D[g] = A_g B_g^T), d itself, or a distinct [G, M, N] FP32
+// (copied first).
+void k_grouped_bf16_gemm_tn_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
+                                       std::span<const int64_t> ks, const TensorView& ks_tensor, const TensorView* c,
+                                       const GemmOptions& options, cudaStream_t stream);
+
 // Row alignment of the groups in the M-grouped contiguous layouts (kGroupIds, kPsum): 128 unless set. Settable to a
 // positive multiple of 64 (the tile rows of the kGroupIds kernels divide it); process-wide.
 void set_mk_alignment_for_contiguous_layout(int alignment);

@@ -57,6 +57,14 @@ std::map<std::string, int> fp8_gemm_config(const Fp8GemmProblemSpec& spec,
 // (the report's num_stored is left 0: not counted). Needs no GPU. Throws Error(kInvalidArgument) for a missing or unknown field or an invalid configuration.
 PrecompileReport precompile_fp8_gemm_configs(const std::vector<std::map<std::string, int>>& configs, int jobs = 0);
 
+// bf16_gemm_<layout> (layout "nt", "nn", "tn" or "tt") with the heuristics' configuration for the problem, then
+// `overrides` applied by name: block_m, block_n, num_stages, cluster_m, cluster_n, d_passes, d_in_stage, k_splits and
+// the launch parameters num_sms and raster_band; num_stages follows a new tile unless overridden. Throws
+// Error(kInvalidArgument) for an unknown or fixed name or a configuration that does not fit the problem (nothing is
+// written then). The test hook behind Python's `_bf16_gemm_with_config`.
+void bf16_gemm_with_overrides(const std::string& layout, const TensorView& a, const TensorView& b, const TensorView& d,
+                              const TensorView* c, const std::map<std::string, int>& overrides, cudaStream_t stream);
+
 // The grouped GEMMs (m_grouped_*, k_grouped_*) called on this thread from now on run with their configuration
 // changed by `overrides` as fp8_gemm_nt_with_overrides takes them (what HOPGEMM_GROUPED_CONFIG does for a whole
 // process, which it replaces while set); an empty map restores the heuristics' choice. Throws Error(kInvalidArgument)

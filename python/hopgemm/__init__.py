@@ -34,6 +34,7 @@ from ._C import (  # noqa: E402
 )
 # Raised and shown as hopgemm.HopgemmValueError / hopgemm.HopgemmTypeError (pickled by that name too).
 HopgemmValueError.__module__ = HopgemmTypeError.__module__ = __name__
+from ._gemm import bf16_gemm_nn, bf16_gemm_nt, bf16_gemm_tn, bf16_gemm_tt  # noqa: E402
 from ._gemm import fp8_gemm_nn, fp8_gemm_nt, fp8_gemm_tn, fp8_gemm_tt  # noqa: E402
 from ._grouped import (  # noqa: E402
     k_grouped_fp8_gemm_nt_contiguous,
@@ -41,6 +42,10 @@ from ._grouped import (  # noqa: E402
     m_grouped_fp8_gemm_nn_contiguous,
     m_grouped_fp8_gemm_nt_contiguous,
     m_grouped_fp8_gemm_nt_masked,
+    m_grouped_bf16_gemm_nn_contiguous,
+    m_grouped_bf16_gemm_nt_contiguous,
+    m_grouped_bf16_gemm_nt_masked,
+    k_grouped_bf16_gemm_tn_contiguous,
 )
 from ._layout import (  # noqa: E402
     get_k_alignment_for_contiguous_layout,
@@ -78,6 +83,7 @@ m_grouped_fp8_fp4_gemm_nt_contiguous = m_grouped_fp8_gemm_nt_contiguous
 m_grouped_fp8_fp4_gemm_nn_contiguous = m_grouped_fp8_gemm_nn_contiguous
 m_grouped_fp8_fp4_gemm_nt_masked = m_grouped_fp8_gemm_nt_masked
 fp8_m_grouped_gemm_nt_masked = m_grouped_fp8_gemm_nt_masked  # deep_gemm's legacy alias
+bf16_m_grouped_gemm_nt_masked = m_grouped_bf16_gemm_nt_masked  # deep_gemm's legacy alias
 from .utils import *  # noqa: E402,F401,F403 (deep_gemm re-exports its utils at the top level)
 
 try:

@@ -1,11 +1,13 @@
-"""The MoE grouped FP8 GEMMs with deep_gemm's signatures, declared once (hopgemm/_ops.py): the public functions over
+"""The MoE grouped FP8 and BF16 GEMMs with deep_gemm's signatures, declared once (hopgemm/_ops.py): the public functions over
 the extension, which help() shows with their parameters and torch.compile traces (hopgemm/_dispatch.py), and their
 torch ops (hopgemm/_torch_ops.py)."""
 from . import _C, _dispatch, _ops
 from ._ops import Arg
 
 __all__ = ["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous", "m_grouped_fp8_gemm_nt_masked",
-           "k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"]
+           "k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous",
+           "m_grouped_bf16_gemm_nt_contiguous", "m_grouped_bf16_gemm_nn_contiguous", "m_grouped_bf16_gemm_nt_masked",
+           "k_grouped_bf16_gemm_tn_contiguous"]
 
 _ERRORS = """
 Raises ValueError for invalid arguments (the keyword combinations above before any tensor is looked at),
@@ -145,3 +147,46 @@ k_grouped_fp8_gemm_tn_contiguous = _k_grouped(
     "k_grouped_fp8_gemm_tn_contiguous",
     "k_grouped_fp8_gemm_nt_contiguous with MN-major A and B: always NotImplementedError on SM90, whose FP8 tensor "
     "cores read K-major operands only (deep_gemm has it on SM100). Use k_grouped_fp8_gemm_nt_contiguous.")
+
+
+# ---- BF16 (no scales): the FP8 M-grouped ops' declarations with a and b plain tensors, without the recipes and the
+# UE8M0 switch.
+_BF16_M_GROUPED_DOC = """
+
+a and b: BF16, K-major (B [G, N, K] with its groups stacked densely along N; an MN-major B is not supported yet);
+d (BF16) is written in place; nothing is returned. K a multiple of 8. compiled_dims is accepted for deep_gemm
+compatibility. stream: None (torch's current stream of the tensors' device, or the default stream), an int
+cudaStream_t, a torch.cuda.Stream, or any object with __cuda_stream__."""
+
+
+def _bf16(op, name, summary, doc, operands_doc=_BF16_M_GROUPED_DOC):
+    plain = {arg: Arg(arg, "Tensor", torch="Tensor") for arg in ("a", "b")}
+    args = [plain.get(arg.name, arg) for arg in op.args if not arg.name.startswith(("recipe", "disable_ue8m0"))]
+    return _declare(name, args, summary + doc + operands_doc + _ERRORS, op.prologue.replace(op.name, name))
+
+
+m_grouped_bf16_gemm_nt_contiguous = _bf16(
+    _ops.OPS["m_grouped_fp8_gemm_nt_contiguous"], "m_grouped_bf16_gemm_nt_contiguous",
+    "MoE M-grouped BF16 GEMM over stacked groups of rows: D[rows of g] = A[rows of g] @ B[g]^T with A [M_sum, K], "
+    "B [G, N, K], d [M_sum, N] BF16.", _CONTIGUOUS_DOC)
+m_grouped_bf16_gemm_nn_contiguous = _bf16(
+    _ops.OPS["m_grouped_fp8_gemm_nn_contiguous"], "m_grouped_bf16_gemm_nn_contiguous",
+    "m_grouped_bf16_gemm_nt_contiguous with B given as [G, K, N] (a transposed view of a K-major [G, N, K]).",
+    _CONTIGUOUS_DOC)
+m_grouped_bf16_gemm_nt_masked = _bf16(
+    _ops.OPS["m_grouped_fp8_gemm_nt_masked"], "m_grouped_bf16_gemm_nt_masked",
+    "MoE M-grouped BF16 GEMM over one padded slab per group (decode): d[g, :m_g] = A[g, :m_g] @ B[g]^T with "
+    "A [G, M_max, K], B [G, N, K], d [G, M_max, N] BF16, m_g = min(max(masked_m[g], 0), M_max) read by the kernel "
+    "(no host sync; CUDA graphs replay correctly when masked_m changes); other rows of d untouched; expected_m > 0 "
+    "steers the heuristics only.", "")
+k_grouped_bf16_gemm_tn_contiguous = _bf16(
+    _ops.OPS["k_grouped_fp8_gemm_tn_contiguous"], "k_grouped_bf16_gemm_tn_contiguous",
+    "MoE K-grouped BF16 GEMM (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32, g = 0..G-1.", """
+
+a [sum(ks), M] and b [sum(ks), N]: BF16 with rows contiguous (MN-major operands, read as they are; row strides
+multiples of 8 elements), group g the rows [off_g, off_g + k_g) of both (off_g = k_0 + ... + k_{g-1}). ks_cpu (or
+hopgemm's older keyword ks): each group's K, a list of ints on the host, multiples of 64 (0 allowed: D[g] = C[g]);
+None is refused with ValueError. grouped_layout (or hopgemm's older keyword ks_tensor): the same values as int32 [G] on
+the device. d [G, M, N] FP32 contiguous, written in place; c: None (D[g] = A_g @ B_g^T), d itself (accumulate) or
+another contiguous [G, M, N] FP32 tensor (copied into d first). use_psum_layout=True raises NotImplementedError (as
+deep_gemm does on SM90). compiled_dims is accepted for deep_gemm compatibility. stream: as for the other GEMMs.""", "")

@@ -101,36 +101,111 @@ void m_grouped_masked(nb::handle a, nb::handle b, nb::handle d, nb::handle maske
   });
 }
 
+// ks as the K-grouped ops take it: the list deep_gemm HEAD calls ks_cpu (None is refused: the kernels need it on the
+// host); use_psum_layout is SM100-only there.
+std::span<const int64_t> k_grouped_ks(const char* name, const std::optional<std::vector<int64_t>>& ks,
+                                      bool use_psum_layout) {
+  if (!ks) {
+    throw invalid(name, "argument 'ks' must be the groups' K as a list of ints (deep_gemm HEAD's ks_cpu=None, "
+                        "which reads them from ks_tensor, is not supported: the kernels need them on the host)");
+  }
+  if (use_psum_layout) {
+    throw Error(ErrorKind::kUnsupported, std::string(name) + ": use_psum_layout=True is not supported on SM90 "
+                                                             "(as in DeepGEMM)");
+  }
+  return *ks;
+}
+
 using KGroupedFn = decltype(&k_grouped_fp8_gemm_nt_contiguous);
 
 void def_k_grouped(nb::module_& m, const char* name, KGroupedFn gemm, const char* doc) {
   m.def(name, [name, gemm](nb::handle a, nb::handle b, nb::handle d, const std::optional<std::vector<int64_t>>& ks,
                            nb::handle ks_tensor, nb::handle c, const std::array<int, 3>& recipe,
                            std::string compiled_dims, bool use_psum_layout, nb::handle stream) {
-    if (!ks) {
-      throw invalid(name, "argument 'ks' must be the groups' K as a list of ints (deep_gemm HEAD's ks_cpu=None, "
-                          "which reads them from ks_tensor, is not supported: the kernels need them on the host)");
-    }
-    if (use_psum_layout) {
-      throw Error(ErrorKind::kUnsupported, std::string(name) + ": use_psum_layout=True is not supported on SM90 "
-                                                               "(as in DeepGEMM)");
-    }
+    const std::span<const int64_t> group_ks = k_grouped_ks(name, ks, use_psum_layout);
     const GemmOptions options{.recipe = recipe, .compiled_dims = std::move(compiled_dims)};
     CallContext ctx;
     const GemmTensors t = gemm_tensors(a, b, d, ctx);
     const TensorView tks = tensor_arg(ks_tensor, "ks_tensor", ctx);
     const TensorView tc = optional_tensor_arg(c, "c", ctx);
     launch(ctx, stream, [&](cudaStream_t s) {
-      gemm(t.a, t.sfa, t.b, t.sfb, t.d, std::span<const int64_t>(*ks), tks, tc.rank < 0 ? nullptr : &tc, options, s);
+      gemm(t.a, t.sfa, t.b, t.sfb, t.d, group_ks, tks, tc.rank < 0 ? nullptr : &tc, options, s);
     });
   }, "a"_a.none(), "b"_a.none(), "d"_a.none(), "ks"_a.none(), "ks_tensor"_a.none(), "c"_a.none() = nb::none(),
         nb::arg("recipe").sig("(1, 1, 128)") = std::array<int, 3>{1, 1, 128}, "compiled_dims"_a = "mn",
         "use_psum_layout"_a = false, nb::kw_only(), "stream"_a.none() = nb::none(), doc);
 }
 
+using Bf16ContiguousFn = decltype(&m_grouped_bf16_gemm_nt_contiguous);
+
+// The BF16 contiguous forms: deep_gemm's signature (no scales, no recipes), the same layout keywords.
+void def_bf16_contiguous(nb::module_& m, const char* name, Bf16ContiguousFn gemm, const char* doc) {
+  m.def(name, [name, gemm](nb::handle a, nb::handle b, nb::handle d, nb::handle grouped_layout,
+                           std::string compiled_dims, bool use_psum_layout,
+                           bool /*ensure_zero_padding: DeepGEMM reads it on SM100 only*/,
+                           std::optional<int64_t> expected_m_for_psum_layout, nb::handle m_indices,
+                           bool use_packed_layout, nb::handle stream) {
+    const nb::handle layout_arg = grouped_layout_arg(name, grouped_layout, m_indices);
+    GemmOptions gemm_opts;
+    gemm_opts.compiled_dims = std::move(compiled_dims);
+    const MGroupedContiguousOptions options =
+        contiguous_options(name, std::move(gemm_opts), use_psum_layout, use_packed_layout, expected_m_for_psum_layout);
+    CallContext ctx;
+    const TensorView ta = tensor_arg(a, "a", ctx), tb = tensor_arg(b, "b", ctx), td = tensor_arg(d, "d", ctx);
+    const TensorView tlayout = tensor_arg(layout_arg, m_indices.is_none() ? "grouped_layout" : "m_indices", ctx);
+    launch(ctx, stream, [&](cudaStream_t s) { gemm(ta, tb, td, tlayout, options, s); });
+  }, "a"_a.none(), "b"_a.none(), "d"_a.none(), "grouped_layout"_a.none() = nb::none(), "compiled_dims"_a = "nk",
+        "use_psum_layout"_a = false, "ensure_zero_padding"_a = true,
+        "expected_m_for_psum_layout"_a.none() = nb::none(), nb::kw_only(), "m_indices"_a.none() = nb::none(),
+        "use_packed_layout"_a = false, "stream"_a.none() = nb::none(), doc);
+}
+
+void m_grouped_bf16_masked(nb::handle a, nb::handle b, nb::handle d, nb::handle masked_m, int64_t expected_m,
+                           std::string compiled_dims, nb::handle stream) {
+  GemmOptions options;
+  options.compiled_dims = std::move(compiled_dims);
+  CallContext ctx;
+  const TensorView ta = tensor_arg(a, "a", ctx), tb = tensor_arg(b, "b", ctx), td = tensor_arg(d, "d", ctx);
+  const TensorView tmasked_m = tensor_arg(masked_m, "masked_m", ctx);
+  launch(ctx, stream, [&](cudaStream_t s) {
+    m_grouped_bf16_gemm_nt_masked(ta, tb, td, tmasked_m, expected_m, options, s);
+  });
+}
+
+void k_grouped_bf16(nb::handle a, nb::handle b, nb::handle d, const std::optional<std::vector<int64_t>>& ks,
+                    nb::handle ks_tensor, nb::handle c, std::string compiled_dims, bool use_psum_layout,
+                    nb::handle stream) {
+  const char* name = "k_grouped_bf16_gemm_tn_contiguous";
+  const std::span<const int64_t> group_ks = k_grouped_ks(name, ks, use_psum_layout);
+  GemmOptions options;
+  options.compiled_dims = std::move(compiled_dims);
+  CallContext ctx;
+  const TensorView ta = tensor_arg(a, "a", ctx), tb = tensor_arg(b, "b", ctx), td = tensor_arg(d, "d", ctx);
+  const TensorView tks = tensor_arg(ks_tensor, "ks_tensor", ctx);
+  const TensorView tc = optional_tensor_arg(c, "c", ctx);
+  launch(ctx, stream, [&](cudaStream_t s) {
+    k_grouped_bf16_gemm_tn_contiguous(ta, tb, td, group_ks, tks, tc.rank < 0 ? nullptr : &tc, options, s);
+  });
+}
+
 }  // namespace
 
 void bind_grouped_gemm(nb::module_& m) {
+  m.def("k_grouped_bf16_gemm_tn_contiguous", &k_grouped_bf16, "a"_a.none(), "b"_a.none(), "d"_a.none(), "ks"_a.none(),
+        "ks_tensor"_a.none(), "c"_a.none() = nb::none(), "compiled_dims"_a = "mn", "use_psum_layout"_a = false,
+        nb::kw_only(), "stream"_a.none() = nb::none(),
+        "MoE K-grouped BF16 GEMM (weight gradients): D[g] = C[g] + A_g @ B_g^T in FP32, a [sum(ks), M] and b "
+        "[sum(ks), N] BF16 with rows contiguous (group g: rows [off_g, off_g + ks[g])), ks multiples of 64, "
+        "ks_tensor the same as int32 [G] on the device, d [G, M, N] FP32; c None, d itself or another [G, M, N] FP32.");
+  def_bf16_contiguous(m, "m_grouped_bf16_gemm_nt_contiguous", &m_grouped_bf16_gemm_nt_contiguous,
+      "MoE M-grouped BF16 GEMM, groups of rows stacked: D[rows of g] = A[rows of g] @ B[g]^T, a [M_sum, K], b [G, N, "
+      "K] both K-major, d [M_sum, N] BF16 written in place; grouped_layout as m_grouped_fp8_gemm_nt_contiguous's.");
+  def_bf16_contiguous(m, "m_grouped_bf16_gemm_nn_contiguous", &m_grouped_bf16_gemm_nn_contiguous,
+      "m_grouped_bf16_gemm_nt_contiguous with B given as [G, K, N] (a transposed view of a K-major [G, N, K]).");
+  m.def("m_grouped_bf16_gemm_nt_masked", &m_grouped_bf16_masked, "a"_a.none(), "b"_a.none(), "d"_a.none(),
+        "masked_m"_a.none(), "expected_m"_a, "compiled_dims"_a = "nk", nb::kw_only(), "stream"_a.none() = nb::none(),
+        "MoE M-grouped BF16 GEMM, one padded slab per group: d[g, :m_g] = A[g, :m_g] @ B[g]^T with m_g = masked_m[g] "
+        "read on the device. a [G, M_max, K], b [G, N, K] K-major, d [G, M_max, N] BF16.");
   def_contiguous(m, "m_grouped_fp8_gemm_nt_contiguous", &m_grouped_fp8_gemm_nt_contiguous,
       "MoE M-grouped GEMM, groups of rows stacked: D[rows of g] = A[rows of g] @ B[g]^T, FP8 e4m3 with FP32 scales, "
       "recipe (1, 128, 128). a=(A [M_sum, K], sfa [M_sum, ceil(K/128)]), b=(B [G, N, K], sfb [G, ceil(N/128), "

@@ -100,18 +100,7 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
     for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}}) v.no_overlap(d, "d", *t, name);
   }
   if (c != nullptr) {
-    v.on_device(*c, "c");
-    v.same_device(a, "a", *c, "c");
-    v.dtype(*c, "c", {d.dtype});
-    v.rank(*c, "c", {2});
-    v.shape(*c, "c", {m, n});
-    v.inner_contiguous(*c, "c");
-    if (c->data == d.data) {
-      if (c->stride(0) != d.stride(0)) v.fail("c", "aliases 'd' but has different strides");
-    } else {
-      v.no_overlap(d, "d", *c, "c");
-      r.copy_c = true;
-    }
+    r.copy_c = v.dense_accumulator(*c, d, a, m, n);
     call.accumulate = 1;
   }
   // The device is asked only once every argument passed: a bad argument is reported as such on any machine.
@@ -163,14 +152,9 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
   const jit::LoadedKernel& kernel = api::fp8_gemm_kernel(cfg, op, stream);
   // Split-K: everything that may refuse inside a capture (the kernel load, the workspace) comes before the
   // launch, so a refused call enqueues nothing.
-  size_t counter_bytes = 0, partial_bytes = 0;
-  if (cfg.k_splits > 1) {
-    // Whole tiles of partials, and one counter per tile (zero between calls: the kernel resets its own).
-    const size_t tiles = size_t(device::ceil_div<int64_t>(p.m, cfg.block_m)) * size_t(device::ceil_div<int64_t>(p.n, cfg.block_n));
-    partial_bytes = tiles * cfg.k_splits * cfg.block_m * cfg.block_n * 4;
-    counter_bytes = tiles * 4;
-  }
-  const runtime::Workspace workspace(counter_bytes, partial_bytes, stream, op);  // held until the launch
+  const auto scratch =
+      api::sm90::splitk_scratch(api::sm90::gemm_tile(cfg, device::smem_bytes(cfg)), cfg.k_splits, p.m, p.n);
+  const runtime::Workspace workspace(scratch.counter_bytes, scratch.partial_bytes, stream, op);  // held until the launch
   const Sm90Fp8GemmParams params =
       make_params(cfg, choice.launch, r, a, b, d, workspace.partials(), workspace.counters(), op);
   api::fp8_gemm_launch(kernel, choice, &params, a.device, stream);

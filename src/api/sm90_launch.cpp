@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hopgemm/gemm.hpp"
 #include "runtime/cuda_check.hpp"
 #include "tma/tensor_map.hpp"
 
@@ -14,16 +15,29 @@ device::TmaDescriptor operand_map(const TensorView& t, int64_t rows, int64_t k, 
                         op);
 }
 
+device::TmaDescriptor mn_major_operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t k_block,
+                                           const char* op) {
+  // [k, rows] with rows contiguous is the K-major map of the transposed view, in boxes of k_block K-rows.
+  return operand_map(transposed(t), k, rows, k_block, op);
+}
+
 void set_operand_maps(device::Sm90GemmParams& p, const GemmTile& tile, const TensorView& a, int64_t m,
-                      const TensorView& b, int64_t n, int64_t k, bool a_tail, const char* op) {
+                      const TensorView& b, int64_t n, int64_t k, bool a_tail, const char* op, bool a_k_major,
+                      bool b_k_major) {
+  const uint32_t k_block = uint32_t(device::kSm90KBlockBytes / a.element_size());
   const int64_t m_tail = m % tile.block_m;
-  const bool tail = a_tail && tile.cluster_n == 1 && m_tail != 0;
-  if (!tail || m >= tile.block_m) p.tma_a = operand_map(a, m, k, uint32_t(tile.block_m / tile.cluster_n), op);
+  const bool tail = a_tail && a_k_major && tile.cluster_n == 1 && m_tail != 0;
+  if (!a_k_major) {
+    p.tma_a = mn_major_operand_map(a, m, k, k_block, op);
+  } else if (!tail || m >= tile.block_m) {
+    p.tma_a = operand_map(a, m, k, uint32_t(tile.block_m / tile.cluster_n), op);
+  }
   if (tail) {
     p.a_tail_rows = static_cast<int>((m_tail + 7) / 8 * 8);
     p.tma_a_tail = operand_map(a, m, k, uint32_t(p.a_tail_rows), op);
   }
-  p.tma_b = operand_map(b, n, k, uint32_t(tile.block_n / tile.cluster_m), op);
+  p.tma_b = b_k_major ? operand_map(b, n, k, uint32_t(tile.block_n / tile.cluster_m), op)
+                      : mn_major_operand_map(b, n, k, k_block, op);
 }
 
 device::TmaDescriptor d_map(const GemmTile& tile, const TensorView& d, int64_t rows, int64_t cols, const char* op) {
@@ -56,6 +70,12 @@ void prefill_output(const TensorView& d, const TensorView* c, bool copy_c, cudaS
   } else if (c == nullptr) {
     HOPGEMM_CUDA_CHECK(cudaMemset2DAsync(d.data, d.stride(0) * d.element_size(), 0, row_bytes, d.size(0), stream));
   }
+}
+
+SplitKScratch splitk_scratch(const GemmTile& tile, int k_splits, int64_t m, int64_t n) {
+  if (k_splits <= 1) return {};
+  const size_t tiles = size_t(device::ceil_div<int64_t>(m, tile.block_m)) * size_t(device::ceil_div<int64_t>(n, tile.block_n));
+  return {tiles * 4, tiles * size_t(k_splits) * size_t(tile.block_m) * size_t(tile.block_n) * 4};
 }
 
 void launch_persistent(const jit::LoadedKernel& kernel, const PersistentLaunch& launch, const void* params,

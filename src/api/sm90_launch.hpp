@@ -45,11 +45,18 @@ GemmTile gemm_tile(const C& c, int smem_bytes) {
 // A K-major operand [rows, k] of t's dtype (row stride t.stride(0) elements): boxes of one 128-byte swizzled row of K
 // (128 FP8 / 64 BF16 elements) x box_rows, as a WGMMA operand tile in shared memory takes it.
 device::TmaDescriptor operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t box_rows, const char* op);
-// tma_a and tma_b of a config (A [m, k], B [n, k]; a shared operand's box is half the tile); with a_tail, A's last tile
-// row where M leaves it partly empty and A is not shared loads from tma_a_tail, a box of M's rows rounded up to 8
-// (a_tail_rows), and tma_a is encoded only where M has a whole tile row.
+// An MN-major operand [rows, k] (rows contiguous, K stride t.stride(1) elements; 16-bit types, whose WGMMA reads it
+// as it is): boxes of 64 rows (one 128-byte swizzled row) x one k-block of k_block K-rows, which the producer stacks
+// along the rows (collective/sm90_operands.cuh: Sm90OperandTileLoad).
+device::TmaDescriptor mn_major_operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t k_block,
+                                           const char* op);
+// tma_a and tma_b of a config (A [m, k], B [n, k]; a shared operand's box is half the tile), each K-major or
+// MN-major (a_k_major, b_k_major: 16-bit types only); with a_tail (K-major A), A's last tile row where M leaves it
+// partly empty and A is not shared loads from tma_a_tail, a box of M's rows rounded up to 8 (a_tail_rows), and tma_a
+// is encoded only where M has a whole tile row.
 void set_operand_maps(device::Sm90GemmParams& p, const GemmTile& tile, const TensorView& a, int64_t m,
-                      const TensorView& b, int64_t n, int64_t k, bool a_tail, const char* op);
+                      const TensorView& b, int64_t n, int64_t k, bool a_tail, const char* op, bool a_k_major = true,
+                      bool b_k_major = true);
 // tma_d of a config: D [rows, cols] of d's dtype in boxes of one swizzle atom of columns x a math warpgroup's rows,
 // as the epilogue stages its tile.
 device::TmaDescriptor d_map(const GemmTile& tile, const TensorView& d, int64_t rows, int64_t cols, const char* op);
@@ -76,6 +83,13 @@ const Choice& fitting(const char* op, const Choice& choice, Describe&& describe_
   }
   return choice;
 }
+
+// Split-K's scratch for a config of `tile` split k_splits ways over D [m, n]: whole tiles of FP32 partials and one
+// counter per tile (zero between calls: the kernel resets its own); none without splits.
+struct SplitKScratch {
+  size_t counter_bytes = 0, partial_bytes = 0;
+};
+SplitKScratch splitk_scratch(const GemmTile& tile, int k_splits, int64_t m, int64_t n);
 
 // A persistent kernel's grid: num_sms CTAs less those a cluster cannot pair, capped to the CTAs that can be resident
 // at once (with clusters, GPC boundaries may leave fewer slots than SMs; a second wave would deadlock nothing but run

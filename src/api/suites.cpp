@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/bf16_gemm_internal.hpp"
 #include "api/gemm_sources.hpp"
 #include "api/mqa_logits_sources.hpp"
 #include "api/suite_sources.hpp"
@@ -101,6 +102,7 @@ std::span<const PrecompileFamily> precompile_families() {
       {"sm90_quantize_fp8", [](const std::string&, int) { return quantize_suite_sources(); }},
       {"sm90_mqa_logits", [](const std::string&, int) { return mqa_logits_suite_sources(); }},
       {"sm90_fp8_gemm", &fp8_gemm_suite_sources},
+      {"sm90_bf16_gemm", &bf16_gemm_suite_sources},
   };
   return kFamilies;
 }

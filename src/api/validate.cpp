@@ -96,6 +96,22 @@ void Validator::tma_aligned(const TensorView& t, const char* arg) const {
   }
 }
 
+bool Validator::dense_accumulator(const TensorView& c, const TensorView& d, const TensorView& a, int64_t m,
+                                  int64_t n) const {
+  on_device(c, "c");
+  same_device(a, "a", c, "c");
+  dtype(c, "c", {d.dtype});
+  rank(c, "c", {2});
+  shape(c, "c", {m, n});
+  inner_contiguous(c, "c");
+  if (c.data == d.data) {
+    if (c.stride(0) != d.stride(0)) fail("c", "aliases 'd' but has different strides");
+    return false;
+  }
+  no_overlap(d, "d", c, "c");
+  return true;
+}
+
 void Validator::same_device(const TensorView& a, const char* arg_a, const TensorView& b, const char* arg_b) const {
   if (a.device != b.device) {
     fail(arg_b, "is on device " + std::to_string(b.device) + " but '" + arg_a + "' is on device " +

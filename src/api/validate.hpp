@@ -39,6 +39,11 @@ class Validator {
   // No negative stride (one would reach cuTensorMapEncodeTiled as a huge unsigned stride: an opaque driver error).
   void non_negative_strides(const TensorView& t, const char* arg) const;
 
+  // C of a dense D = C + A B^T (`a`: the operand whose device the op runs on): on that device, D's dtype, [m, n],
+  // rows contiguous; either aliasing D (same data, then the same strides) or not overlapping it. Returns whether C is
+  // distinct (the op copies it into D first).
+  bool dense_accumulator(const TensorView& c, const TensorView& d, const TensorView& a, int64_t m, int64_t n) const;
+
   const char* op() const { return op_; }
 
  private:

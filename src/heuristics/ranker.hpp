@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heuristics/cost_model.hpp"
+#include "hopgemm/device/kernels/sm90_gemm_types.cuh"
 
 namespace hopgemm::heuristics {
 
@@ -47,6 +48,17 @@ GemmChoice<Config> predict_config(const ModelGemm& gemm, const Config& config, i
   const Prediction pred = predict(gemm, tile, rates);
   const GemmLaunch launch{grid_sms(gemm.num_sms, config.cluster_m * config.cluster_n), raster_band};
   return {config, launch, pred.us, static_cast<int>(pred.tiles), static_cast<int>(pred.waves), pred.dram_bound};
+}
+
+// The deepest pipeline of `config` (any family's, sized by its device::smem_bytes) that fits the shared memory; 0 if
+// none does.
+template <class Config>
+int deepest_stages(Config config) {
+  for (int stages = 16; stages >= 2; --stages) {
+    config.num_stages = stages;
+    if (smem_bytes(config) <= device::kSm90SmemCapacity) return stages;  // the family's, found by ADL
+  }
+  return 0;
 }
 
 // A family F of GEMM kernels, as the ranker asks it:

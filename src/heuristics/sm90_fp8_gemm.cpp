@@ -204,13 +204,7 @@ Fp8GemmProblem make_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int6
   return p;
 }
 
-int max_stages(Sm90Fp8GemmConfig config) {
-  for (int stages = 16; stages >= 2; --stages) {
-    config.num_stages = stages;
-    if (device::smem_bytes(config) <= device::kSm90SmemCapacity) return stages;
-  }
-  return 0;
-}
+int max_stages(Sm90Fp8GemmConfig config) { return deepest_stages(config); }
 
 std::optional<Sm90Fp8GemmConfig> build_fp8_gemm_config(const Fp8GemmProblem& p, const Fp8GemmTile& tile) {
   const auto base = unsplit_config(p, {tile.block_m, tile.block_n, tile.cluster_m, tile.cluster_n, 1});

@@ -309,7 +309,7 @@ TEST(Heuristics, ConfigViolationNamesTheRule) {
   c.k_splits = 2;  // the split that finishes last stages BF16 D like an unsplit tile
   EXPECT_EQ(device::config_violation(c), nullptr);
   c.d_passes = 1;  // a pass of 256 bytes per row: more than the stage's 128-byte A rows
-  EXPECT_STREQ(device::config_violation(c), "d_in_stage needs no promote_overlap and one 128-byte swizzle atom per pass");
+  EXPECT_STREQ(device::config_violation(c), "d_in_stage needs one 128-byte swizzle atom per pass");
   c = {};
   c.num_stages = 16;  // 16 x 32 KB
   EXPECT_STREQ(device::config_violation(c), "the stages and the D tile do not fit the 227 KB of shared memory");

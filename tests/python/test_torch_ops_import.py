@@ -16,6 +16,7 @@ from conftest import requires_torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 GEMMS = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
+BF16_GEMMS = ["bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 # The grouped GEMM ops and their parameters after (a, sfa, b, sfb, d).
 GROUPED_GEMMS = {
     **dict.fromkeys(["m_grouped_fp8_gemm_nt_contiguous", "m_grouped_fp8_gemm_nn_contiguous"], [
@@ -24,6 +25,13 @@ GROUPED_GEMMS = {
     "m_grouped_fp8_gemm_nt_masked": ["masked_m", "expected_m", "recipe", "recipe_a", "recipe_b"],
     **dict.fromkeys(["k_grouped_fp8_gemm_nt_contiguous", "k_grouped_fp8_gemm_tn_contiguous"], [
         "ks", "ks_tensor", "c", "recipe", "use_psum_layout"]),
+}
+# The BF16 M-grouped ops: the FP8 ones' parameters without scales and recipes, after (a, b, d).
+BF16_GROUPED_GEMMS = {
+    **dict.fromkeys(["m_grouped_bf16_gemm_nt_contiguous", "m_grouped_bf16_gemm_nn_contiguous"], [
+        "grouped_layout", "use_psum_layout", "expected_m_for_psum_layout", "m_indices", "use_packed_layout"]),
+    "m_grouped_bf16_gemm_nt_masked": ["masked_m", "expected_m"],
+    "k_grouped_bf16_gemm_tn_contiguous": ["ks", "ks_tensor", "c", "use_psum_layout"],
 }
 CASTS = ["per_token_cast_to_fp8", "per_block_cast_to_fp8", "per_channel_cast_to_fp8"]
 # The indexer's ops and their parameters.
@@ -34,7 +42,7 @@ INDEXER = {
     "fp8_paged_mqa_logits": ["q", "kv_cache", "weights", "context_lens", "block_table", "schedule_meta",
                              "max_context_len", "clean_logits", "logits_dtype"],
 }
-ALL_OPS = GEMMS + list(GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
+ALL_OPS = GEMMS + BF16_GEMMS + list(GROUPED_GEMMS) + list(BF16_GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
 
 STAND_IN_INIT = '''
 """Stand-in torch: dtypes, a shape-only Tensor, torch.ops and torch.library.custom_op (recording)."""
@@ -177,11 +185,21 @@ def test_declared_signatures(stand_in_torch):
             assert sig.parameters["c"].default is None and sig.parameters["recipe"].default is None
             assert sig.return_annotation is None
             assert op.fn.__name__ == name
+        for name in {BF16_GEMMS!r}:
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == ["a", "b", "d", "c"], sig
+            assert op.mutates_args == ("d",) and sig.parameters["c"].default is None and op.fn.__name__ == name
         for name, params in {GROUPED_GEMMS!r}.items():
             op = ops[name]
             sig = inspect.signature(op.fn)
             assert list(sig.parameters) == ["a", "sfa", "b", "sfb", "d"] + params, sig
             assert op.mutates_args == ("d",) and sig.return_annotation is None and op.fn.__name__ == name
+        for name, params in {BF16_GROUPED_GEMMS!r}.items():
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == ["a", "b", "d"] + params, sig
+            assert op.mutates_args == ("d",) and op.fn.__name__ == name
         for name in {CASTS!r}:
             op = ops[name]
             sig = inspect.signature(op.fn)

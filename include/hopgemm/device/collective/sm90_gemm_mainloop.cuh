@@ -1,6 +1,7 @@
 #pragma once
 // A GEMM kernel's math warpgroups over one work unit: a WGMMA batch per k-block from the stage ring into tensor-core
-// accumulators. With a promoting scale policy (the FP8 recipes) each k-block's batch is promoted on CUDA cores into
+// accumulators. Without promotion (BF16) the batches add into the FP32 sums directly (run_accumulating). With a
+// promoting scale policy (the FP8 recipes) each k-block's batch is promoted on CUDA cores into
 // FP32 sums with the policy's row x column scales (the DeepSeek-V3 two-level accumulation). Schedules, one function
 // each:
 //   run_plain           one batch per wave, waited and promoted in turn;
@@ -47,24 +48,25 @@ struct Sm90GemmMainloop {
     const u32 wg_uniform = __shfl_sync(0xffffffffu, wg, 0);
     // A stage or wave is then one add to the 14-bit start-address field (every smem address >> 4 fits it, so the
     // add never carries out).
-    desc_a0 = Operands::make_desc(smem.a + wg_uniform * K::kWgRows * kSm90KBlockBytes);
-    desc_b0 = Operands::make_desc(smem.b);
+    desc_a0 = Operands::make_desc_a(smem.a + wg_uniform * K::kWgRows * kSm90KBlockBytes);
+    desc_b0 = Operands::make_desc_b(smem.b);
     // Opaque: held in a register instead of rebuilt from the shared-window base after every full-barrier wait, on
     // the path from the wait to the first WGMMA while the tensor cores idle.
     ptx::opaque(desc_b0);
   }
 
-  // One wave's k-block: kBlockK / kMmaK WGMMAs (32 bytes of K each) into a, one commit group.
-  HOPGEMM_DEVICE void issue_mma(Acc& a, u32 s, int w) const {
-    constexpr int kMmaBytes = Operands::kMmaK * Operands::kElemBytes;
+  // One wave's k-block: kBlockK / kMmaK WGMMAs (the operand policy's K steps) into a, one commit group; the first
+  // overwrites a unless `accumulate` (the accumulating schedule adds every k-block into the same sums).
+  HOPGEMM_DEVICE void issue_mma(Acc& a, u32 s, int w, bool accumulate = false) const {
     const u64 desc_a = mma::advance_desc_bytes(desc_a0, s * K::kSmem.a_stage + w * 64 * kSm90KBlockBytes);
     const u64 desc_b = mma::advance_desc_bytes(desc_b0, s * K::kSmem.b_stage);
     ptx::wgmma_fence_operand(a);
     ptx::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < K::kBlockK / Operands::kMmaK; ++kk)
-      Operands::template mma<kBlockN>(a, mma::advance_desc_bytes(desc_a, kk * kMmaBytes),
-                                      mma::advance_desc_bytes(desc_b, kk * kMmaBytes), kk > 0);
+      Operands::template mma<kBlockN>(a, mma::advance_desc_bytes(desc_a, kk * Operands::kAMmaStepBytes),
+                                      mma::advance_desc_bytes(desc_b, kk * Operands::kBMmaStepBytes),
+                                      accumulate || kk > 0);
     ptx::wgmma_commit_group();
   }
 
@@ -192,13 +194,36 @@ struct Sm90GemmMainloop {
     }
   }
 
+  // Without promotion (a scale policy that does not promote: BF16) every k-block's WGMMAs add into fin itself. Block
+  // kb's batches are issued before block kb-1's are waited for (the tensor cores chain WGMMAs on one accumulator),
+  // and kb-1's stage is released as soon as they are done.
+  HOPGEMM_DEVICE void run_accumulating(float (&fin)[kWaves][kBlockN / 2], i32 unit_k_blocks) {
+    u32 prev_stage = 0;
+    for (i32 kb = 0; kb < unit_k_blocks; ++kb, ring.advance()) {
+      const u32 s = ring.stage;
+      smem.stages.wait_full(ring);
+#pragma unroll
+      for (int w = 0; w < kWaves; ++w) issue_mma(fin[w], s, w, /*accumulate=*/true);
+      ptx::wgmma_wait_group<kWaves>();
+      if (kb > 0) release_k_block(prev_stage, kb - 1, unit_k_blocks);
+      prev_stage = s;
+    }
+    ptx::wgmma_wait_group<0>();
+#pragma unroll
+    for (int w = 0; w < kWaves; ++w) ptx::wgmma_fence_operand(fin[w]);
+    release_k_block(prev_stage, unit_k_blocks - 1, unit_k_blocks);
+    last_stage = prev_stage;
+  }
+
   // One unit's k-blocks into fin (zeroed first) by the config's schedule.
   HOPGEMM_DEVICE void run(float (&fin)[kWaves][kBlockN / 2], Acc (&acc)[kAccSets], i32 unit_k_blocks) {
 #pragma unroll
     for (int w = 0; w < kWaves; ++w)
 #pragma unroll
       for (int i = 0; i < kBlockN / 2; ++i) fin[w][i] = 0.0f;
-    if constexpr (kOverlap)
+    if constexpr (!K::Scales::kPromotes)
+      run_accumulating(fin, unit_k_blocks);
+    else if constexpr (kOverlap)
       run_overlap(fin, acc, unit_k_blocks);
     else if constexpr (kWavePipelined)
       run_wave_pipelined(fin, acc, unit_k_blocks);

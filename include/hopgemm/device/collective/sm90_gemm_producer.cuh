@@ -1,6 +1,7 @@
 #pragma once
 // The producer warpgroup of a GEMM kernel: warp 0's lane 0 issues the TMA loads of A and B (one half of a shared
-// operand each, multicast to the pair) through the descriptors the scheduler's loader hook names; the scale policy's
+// operand each, multicast to the pair; the operand policy's boxes) through the descriptors the scheduler's loader hook
+// names; the scale policy's
 // loader adds its own loads around them (the FP8 scales: collective/sm90_fp8_scale_loader.cuh) and may keep more
 // producer warps busy. The scheduler answers every coordinate.
 
@@ -18,6 +19,10 @@ template <class K, scheduler::TileScheduler Scheduler>
 HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90GemmSharedStorage<K>& smem,
                                  Scheduler& sched, u32 pwarp, u32 lane, u32 cta_rank) {
   constexpr int kBlockM = K::kBlockM, kBlockN = K::kBlockN, kRowBytes = kSm90KBlockBytes;
+  // A's and B's TMA by the operand policy (K-major: one box; MN-major: one per 64 rows). A's tail box is K-major only
+  // (the host encodes none for an MN-major A).
+  using LoadA = typename K::Operands::LoadA;
+  using LoadB = typename K::Operands::LoadB;
   typename K::Scales::Loader scales(params, smem.scales, pwarp, lane);
   if (pwarp != 0 && !scales.loads()) return;
 
@@ -50,22 +55,22 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
           // The shared operand: each CTA of the pair loads one half and multicasts it to both.
           if constexpr (K::kMulticastA) {
             constexpr int kHalf = kBlockM / 2;
-            ptx::cp_async_bulk_tensor_2d_g2s_multicast(a_dst + cta_rank * kHalf * kRowBytes, maps.a(params), k0,
-                                                       m0 + cta_rank * kHalf, bar, 0b11);
+            LoadA::template load_multicast<kHalf>(a_dst + cta_rank * kHalf * kRowBytes, maps.a(params), k0,
+                                                  m0 + cta_rank * kHalf, bar, 0b11);
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0, bar);
+            LoadA::template load<kBlockM>(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0, bar);
           }
           if constexpr (K::kMulticastB) {
             constexpr int kHalf = kBlockN / 2;
             if (sched.shares_b(u)) {
-              ptx::cp_async_bulk_tensor_2d_g2s_multicast(b_dst + cta_rank * kHalf * kRowBytes, maps.b(params), k0,
-                                                         n0 + cta_rank * kHalf, bar, 0b11);
+              LoadB::template load_multicast<kHalf>(b_dst + cta_rank * kHalf * kRowBytes, maps.b(params), k0,
+                                                    n0 + cta_rank * kHalf, bar, 0b11);
             } else {  // the pair's tiles take different B rows: each CTA loads both halves of its own
-              ptx::cp_async_bulk_tensor_2d_g2s(b_dst, maps.b(params), k0, n0, bar);
-              ptx::cp_async_bulk_tensor_2d_g2s(b_dst + kHalf * kRowBytes, maps.b(params), k0, n0 + kHalf, bar);
+              LoadB::template load<kHalf>(b_dst, maps.b(params), k0, n0, bar);
+              LoadB::template load<kHalf>(b_dst + kHalf * kRowBytes, maps.b(params), k0, n0 + kHalf, bar);
             }
           } else {
-            ptx::cp_async_bulk_tensor_2d_g2s(b_dst, maps.b(params), k0, n0, bar);
+            LoadB::template load<kBlockN>(b_dst, maps.b(params), k0, n0, bar);
           }
           scales.issue_with_operands(scale_k, bar, n0);
         }

@@ -182,9 +182,6 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   // Under split-K the last split sums the partials in place, one split at a time (ptxas: no spill at 192x128).
   const bool three_wgs_regs_ok = c.block_n <= (c.recipe == kRecipe1D2D ? 128 : 96) && c.promote_overlap == 0;
   const bool regs_ok = num_math_wgs(c) == 3 ? three_wgs_regs_ok : (waves + 1) * c.block_n <= 384;
-  const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
-                          (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
-                          (c.cluster_n == 1 || (c.block_m / 2) % 8 == 0);
   const bool flags_ok = (c.recipe == kRecipe1D2D || c.recipe == kRecipe1D1D) &&
                         (c.out_dtype == kOutBf16 || c.out_dtype == kOutFp32) && (c.accumulate == 0 || c.accumulate == 1) &&
                         (c.sfa_k_major == 0 || c.sfa_k_major == 1) && (c.sfb_k_major == 0 || c.sfb_k_major == 1);
@@ -192,20 +189,8 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   // (both waves of one block: 2 x 2 x 96 / 2 = 192 accumulator registers).
   const bool overlap_ok = c.promote_overlap == 0 ||
                           (c.promote_overlap == 1 && ((waves == 1 && c.block_n <= 128) || (waves == 2 && c.block_n <= 96)));
-  // Each epilogue pass covers whole 8-column groups and whole swizzle atoms (one TMA box each).
-  const bool passes_ok = (c.d_passes == 1 || c.d_passes == 2 || c.d_passes == 4) && c.block_n % (8 * c.d_passes) == 0 &&
-                         (c.block_n / c.d_passes * out_elem_bytes(c)) % d_swizzle_bytes(c) == 0;
-  // d_in_stage: one pass = one 128-byte swizzle atom of all block_m rows = exactly the stage's A slot, and each
-  // warpgroup's rows of D land on its own A rows (which only it reads), so neither waits for the other.
-  // Under split-K the split that stores D stages it.
-  const bool in_stage_ok = c.d_in_stage == 0 || (c.d_in_stage == 1 && c.promote_overlap == 0 && passes_ok &&
-                                                  d_swizzle_bytes(c) == 128 &&
-                                                  c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
-  // Fused split-K counts the splits of a tile per CTA (no cluster: split-K never pairs CTAs) and writes each
-  // thread's fragment as float4 chunks.
-  // The last split sums the partials in place in its accumulators' registers (ptxas: no spill at 256x128, 128x192
-  // or 256x112 since; a second set of sums beside them spilled 24-548 bytes there).
-  const bool splits_ok = c.k_splits >= 1 && c.k_splits <= 16 && (c.k_splits == 1 || cluster_size(c) == 1);
+  // D staged in the last stage needs that stage kept: run_overlap releases every stage as it goes.
+  const bool in_stage_ok = c.d_in_stage == 0 || c.promote_overlap == 0;
   // The producer of a two-warpgroup tile has 40 registers: staging 256 rows of row-major sfa (16 per thread)
   // next to 1D1D's per-row sfb copies spills there (ptxas, 4 bytes), so that pair is not offered unless both come in
   // chunks (sf_chunks).
@@ -229,14 +214,11 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
   if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
-  if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
-  if (!in_stage_ok) return "d_in_stage needs no promote_overlap and one 128-byte swizzle atom per pass";
-  if (!splits_ok) return "k_splits is 1..16, and split-K takes no cluster";
+  if (!in_stage_ok) return "d_in_stage needs no promote_overlap";
+  if (const char* rule = common_config_violation(c)) return rule;
   if (!producer_regs_ok) return "256-row 1D1D (or row-range grouped) tiles with row-major scales need sf_chunks";
   if (!sfb_regs_ok) return "sfb_regs is for recipe 1D2D";
   if (!sf_chunks_ok) return "sf_chunks needs row-major per-row scales";
-  if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1, the shared tile's half a multiple of 8 rows";
-  if (c.num_stages < 2 || c.num_stages > 16) return "num_stages is 2..16";
   if (smem_bytes(c) > kSm90SmemCapacity) return "the stages and the D tile do not fit the 227 KB of shared memory";
   return nullptr;
 }

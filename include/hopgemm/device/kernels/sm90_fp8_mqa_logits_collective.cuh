@@ -263,6 +263,24 @@ HOPGEMM_DEVICE void store_slab(const Sm90MqaLogitsParams& p, const float* stagin
   }
 }
 
+// The stage's task, read from shared memory by lane 0 alone and handed to its warp: the lane that releases the stage
+// is then the only one that read the task the producer rewrites next (racecheck credits a release with the releasing
+// thread's own reads only: with every lane reading, it reported each field as a hazard).
+HOPGEMM_DEVICE MqaTask read_task(const MqaTask* src, u32 lane) {
+  MqaTask t{};
+  if (lane == 0) t = *src;
+  t.unit = __shfl_sync(0xffffffffu, t.unit, 0);
+  t.col = __shfl_sync(0xffffffffu, t.col, 0);
+  t.slabs = __shfl_sync(0xffffffffu, t.slabs, 0);
+  t.flags = __shfl_sync(0xffffffffu, t.flags, 0);
+#pragma unroll
+  for (int i = 0; i < kMqaMaxTokens; ++i) {
+    t.lo[i] = __shfl_sync(0xffffffffu, t.lo[i], 0);
+    t.hi[i] = __shfl_sync(0xffffffffu, t.hi[i], 0);
+  }
+  return t;
+}
+
 // A math warpgroup: consume stages until the producer's end task.
 template <Sm90MqaLogitsConfig kConfig>
 HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig>& smem, u32 wg) {
@@ -274,7 +292,7 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
   u32 buf = 0;
   while (true) {
     smem.kv.wait_full(kv_ring);
-    const MqaTask task = *smem.task(kv_ring.stage);
+    const MqaTask task = read_task(smem.task(kv_ring.stage), lane);
     if (task.unit < 0) break;
     if (task.unit != unit) {
       if (unit >= 0) {

@@ -17,7 +17,9 @@ namespace hopgemm::device {
 //                   cumulative row ends) and masked (masked_m per group, rows at g x group_rows)
 //                   (Sm90MGroupRangesScheduler)
 //   k_groups        K-grouped: every group its own K, A and B maps patched per group (Sm90KGroupedScheduler)
-enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3 };
+//   k_ranges        K-grouped over one MN-major A [sum(ks), M] and B [sum(ks), N]: every group a range of the flat K,
+//                   loaded through the kernel's own maps (Sm90KRangesScheduler)
+enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3, kGroupingKRanges = 4 };
 // How kGroupingMRanges reads grouped_layout.
 enum Sm90GroupRanges : int { kRangesFromEnds = 0, kRangesMasked = 1 };
 enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
@@ -172,6 +174,35 @@ struct Sm90GemmParams {
   const u8* b_base;
   TmaDescriptor* tensor_map_slots;
 };
+
+// The rules on the fields every family declares that do not depend on the family (the epilogue passes, D staged in a
+// stage, split-K, the CTA pair, the stage count); the first one `c` breaks, in words, or nullptr. A family's
+// config_violation adds its own (tiles, registers, schedules, groupings, shared memory).
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr const char* common_config_violation(const C& c) {
+  // Each epilogue pass covers whole 8-column groups and whole swizzle atoms (one TMA box each).
+  const bool passes_ok = (c.d_passes == 1 || c.d_passes == 2 || c.d_passes == 4) && c.block_n % (8 * c.d_passes) == 0 &&
+                         (c.block_n / c.d_passes * out_elem_bytes(c)) % d_swizzle_bytes(c) == 0;
+  // d_in_stage: one pass = one 128-byte swizzle atom of all block_m rows = exactly the stage's A slot, and each
+  // warpgroup's rows of D land on its own A rows (which only it reads), so neither waits for the other.
+  // Under split-K the split that stores D stages it.
+  const bool in_stage_ok = c.d_in_stage == 0 || (c.d_in_stage == 1 && passes_ok && d_swizzle_bytes(c) == 128 &&
+                                                  c.block_n * out_elem_bytes(c) == 128 * c.d_passes);
+  // Fused split-K counts the splits of a tile per CTA (no cluster: split-K never pairs CTAs) and writes each
+  // thread's fragment as float4 chunks.
+  // The last split sums the partials in place in its accumulators' registers (ptxas: no spill at 256x128, 128x192
+  // or 256x112 since; a second set of sums beside them spilled 24-548 bytes there).
+  const bool splits_ok = c.k_splits >= 1 && c.k_splits <= 16 && (c.k_splits == 1 || cluster_size(c) == 1);
+  const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
+                          (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
+                          (c.cluster_n == 1 || (c.block_m / 2) % 8 == 0);
+  if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
+  if (!in_stage_ok) return "d_in_stage needs one 128-byte swizzle atom per pass";
+  if (!splits_ok) return "k_splits is 1..16, and split-K takes no cluster";
+  if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1, the shared tile's half a multiple of 8 rows";
+  if (c.num_stages < 2 || c.num_stages > 16) return "num_stages is 2..16";
+  return nullptr;
+}
 
 // k_groups: descriptor slots per operand per CTA. A slot is rewritten only after every load that used it has landed:
 // one more slot than pipeline stages, and each group switch takes at least one stage (scheduler/sm90_k_grouped_scheduler.cuh).

@@ -10,7 +10,8 @@
 // and a sum past the host's cannot read beyond A, B or their scales.
 // A_g and B_g are separate K-major [M, k_g] / [N, k_g] matrices in flat buffers, so the producer loads them through
 // descriptors patched for the group (its loader hook OperandMaps; group_k_begin / group_k say where and how long).
-// The coordinates answer for the unit next() returned last.
+// The coordinates answer for the unit next() returned last. Sm90KRangesScheduler: the same walk over K ranges of one
+// MN-major matrix per operand.
 
 #include "hopgemm/device/ptx/ld_global.cuh"
 #include "hopgemm/device/scheduler/sm90_operand_maps.cuh"
@@ -80,6 +81,20 @@ struct Sm90KGroupedScheduler {
   static constexpr bool kRowMaskedTiles = false;  // D by pointer from registers, clipped per row
   HOPGEMM_DEVICE i32 d_row_end(const WorkUnit& u) const { return (u.group + 1) * params.group_rows; }
   HOPGEMM_DEVICE i32 d_cols() const { return params.n; }
+};
+
+// K-grouped over one matrix per operand: A [sum(ks), M] and B [sum(ks), N] MN-major (a 16-bit family's
+// k_grouped_*_tn), group g the K range [off_g, off_g + k_g) of both. The K-grouped walk and clamps, without patched
+// descriptors: the loads go through the kernel's own maps at the group's flat K. The host keeps every k_g a multiple
+// of the k-block, so no k-block reads into the next group's rows.
+template <Sm90TileGeometry kGeo>
+struct Sm90KRangesScheduler : Sm90KGroupedScheduler<kGeo> {
+  using Base = Sm90KGroupedScheduler<kGeo>;
+  static constexpr Sm90Grouping kGrouping = kGroupingKRanges;
+  template <int kStages>
+  using OperandMaps = FixedOperandMaps;
+  using Base::Base;
+  HOPGEMM_DEVICE i32 k_offset(const WorkUnit&, i32 kb) const { return (Base::kb_begin + kb) * Base::kBlockK; }
 };
 
 }  // namespace hopgemm::device::scheduler

@@ -25,4 +25,9 @@ struct SchedulerFor<kGroupingK, kGeo> {
   using Type = Sm90KGroupedScheduler<kGeo>;
 };
 
+template <Sm90TileGeometry kGeo>
+struct SchedulerFor<kGroupingKRanges, kGeo> {
+  using Type = Sm90KRangesScheduler<kGeo>;
+};
+
 }  // namespace hopgemm::device::scheduler

@@ -1,0 +1,52 @@
+// The BF16 family's heuristics: every problem the ops accept gets a configuration (in every operand layout: an
+// MN-major B takes tiles of 64-column multiples, however narrow N is), valid and fitting the problem's layout; the
+// MoE problems honour the group alignment.
+#include <gtest/gtest.h>
+
+#include "heuristics/sm90_bf16_gemm.hpp"
+
+namespace hopgemm {
+namespace {
+
+TEST(Bf16Heuristics, EveryShapeAndLayoutGetsAValidConfig) {
+  for (int a_k_major : {1, 0}) {
+    for (int b_k_major : {1, 0}) {
+      for (int out : {device::kOutBf16, device::kOutFp32}) {
+        for (int64_t m : {1, 7, 129, 4095, 8192}) {
+          for (int64_t n : {8, 24, 136, 7176}) {
+            for (int64_t k : {8, 24, 136, 7176}) {
+              const heuristics::Bf16GemmProblem p{.m = m, .n = n, .k = k, .a_k_major = a_k_major,
+                                                  .b_k_major = b_k_major, .out_dtype = out};
+              const auto choice = heuristics::choose_bf16_gemm_config(p);
+              ASSERT_GT(choice.num_tiles, 0) << heuristics::describe(p);
+              const auto& c = choice.config;
+              EXPECT_TRUE(device::is_valid(c)) << heuristics::describe(choice);
+              EXPECT_EQ(c.a_k_major, a_k_major);
+              EXPECT_EQ(c.b_k_major, b_k_major);
+              EXPECT_EQ(c.out_dtype, out);
+              EXPECT_TRUE(device::k_splits_fit(k, device::kBf16BlockK, c.k_splits)) << heuristics::describe(choice);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Bf16Heuristics, GroupedTilesRespectTheLayout) {
+  for (int64_t rows : {1, 20, 192, 4096}) {
+    const auto ids = heuristics::choose_bf16_gemm_config(
+        heuristics::make_bf16_m_grouped_problem(device::kGroupingMIds, rows, 4096, 7168, 8, 128, 132, 100));
+    ASSERT_GT(ids.num_tiles, 0);
+    EXPECT_EQ(128 % ids.config.block_m, 0) << heuristics::describe(ids);
+    EXPECT_EQ(ids.config.k_splits, 1);
+    const auto masked = heuristics::choose_bf16_gemm_config(
+        heuristics::make_bf16_m_grouped_problem(device::kGroupingMRanges, rows, 4096, 7168, 32, 0, 132, 100));
+    ASSERT_GT(masked.num_tiles, 0);
+    EXPECT_EQ(masked.config.grouping, device::kGroupingMRanges);
+    EXPECT_EQ(masked.config.k_splits, 1);
+  }
+}
+
+}  // namespace
+}  // namespace hopgemm
