@@ -71,13 +71,16 @@ def masked_problem(r):
 
 def k_grouped_problem(r):
     ks = [128 * (0 if r.random() < 0.15 else r.randint(1, 6)) for _ in range(r.randint(1, 12))]
-    return dict(m=r.randint(1, 300), n=4 * r.randint(1, 100), ks=ks, c_mode=r.choice(["aliased", "distinct", "none"]),
-                sf_layout=r.choice(["mn", "aligned"]))
+    # "mn": the scales as deep_gemm passes them (sf.T), TMA-aligned only where M % 4 == 0; "aligned": any M.
+    sf_layout, m = r.choice(["mn", "aligned"]), r.randint(1, 300)
+    return dict(m=4 * -(-m // 4) if sf_layout == "mn" else m, n=4 * r.randint(1, 100), ks=ks,
+                c_mode=r.choice(["aliased", "distinct", "none"]), sf_layout=sf_layout)
 
 
 def mqa_problem(r):
     h, d = r.choice([(64, 128), (32, 64), (128, 32), (32, 128)])
-    return dict(s=r.randint(1, 48), s_kv=r.randint(1, 1200), h=h, d=d, ranges=r.choice(["ragged", "causal"]),
+    s = r.randint(1, 48)
+    return dict(s=s, s_kv=r.randint(s, 1200), h=h, d=d, ranges=r.choice(["ragged", "causal"]),
                 bf16=r.random() < 0.5)
 
 

@@ -47,12 +47,14 @@ def test_grouped_problems_valid_and_covering():
     assert all(0 <= m <= p["max_m"] and 1 <= p["expected_m"] <= p["max_m"] for p in masked for m in p["masked_m"])
     k_grouped = problems("k_grouped")
     assert all(k % 128 == 0 and k >= 0 and p["n"] % 4 == 0 for p in k_grouped for k in p["ks"])
+    assert all(p["m"] % 4 == 0 for p in k_grouped if p["sf_layout"] == "mn")  # sf.T is TMA-aligned only then
     assert {p["c_mode"] for p in k_grouped} == {"aliased", "distinct", "none"}
     assert any(0 in p["ks"] for p in k_grouped) and {p["sf_layout"] for p in k_grouped} == {"mn", "aligned"}
 
 
 def test_indexer_problems_cover_each_variant():
     prefill, paged = problems("mqa_logits"), problems("paged_mqa_logits")
+    assert all(1 <= p["s"] <= p["s_kv"] for p in prefill)
     assert {p["ranges"] for p in prefill} == {"ragged", "causal"} and {p["bf16"] for p in prefill} == {False, True}
     for key in ("next_n", "lens_2d", "holes", "bf16", "clean"):
         assert len({p[key] for p in paged}) == 2, key
