@@ -229,6 +229,12 @@ Sm90Fp8GemmParams m_grouped_params(const heuristics::Fp8GemmChoice& choice, cons
   return p;
 }
 
+// The rows per group the heuristics plan for: expected_m where given, at most M_sum (no group holds more; a hostile
+// expected_m such as 2^63 - 1 would overflow the cost model's tile counts), else M_sum / G.
+int64_t expected_rows_per_group(const MGroupedContiguousOptions& options, const MGroupedShape& s) {
+  return options.expected_m ? std::min(*options.expected_m, s.rows) : device::ceil_div<int64_t>(s.rows, s.groups);
+}
+
 // The contiguous layouts' checks every family shares: D's rows, the layout tensor, expected_m. Returns whether the layout is
 // the group ids.
 bool check_contiguous_layout(const api::Validator& v, const TensorView& a, const TensorView& d, const MGroupedShape& s,
@@ -283,7 +289,7 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&layout, "grouped_layout"}});
 
   const heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
-      ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)),
+      ids ? device::kGroupingMIds : device::kGroupingMRanges, expected_rows_per_group(options, s),
       s.n, s.k, s.groups, sfa_by_pointer ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
   const heuristics::Fp8GemmChoice choice = api::fp8_grouped_choice(op, problem);
   const api::RowScales sfa_rows{sfa, s.rows, sf_k, sfa_by_pointer, sfa.stride(-2), sf_k == 1 ? 1 : sfa.stride(-1)};
@@ -305,7 +311,7 @@ void run_m_grouped_bf16_contiguous(const char* op, const TensorView& a, const Te
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&layout, "grouped_layout"}});
   const heuristics::Bf16GemmProblem problem = heuristics::make_bf16_m_grouped_problem(
       ids ? device::kGroupingMIds : device::kGroupingMRanges,
-      options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)), s.n, s.k, s.groups,
+      expected_rows_per_group(options, s), s.n, s.k, s.groups,
       get_mk_alignment_for_contiguous_layout(), get_num_sms(a.device), get_tc_util());
   const heuristics::Bf16GemmChoice& choice = api::bf16_grouped_choice(op, problem);
   device::Sm90Bf16GemmParams p{};
