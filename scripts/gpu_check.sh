@@ -3,7 +3,7 @@
 # (deepseek-v3 and wgrad-pr95 suites).
 # Logs (as logs.tgz) and JSON land in $OUT (the device tool's return folder) or /tmp/hopgemm-out.
 # Set HOPGEMM_COMMIT=<hash> for the JSON headers: the device machine's copy of .git can be older than the tree.
-# Usage: scripts/gpu_check.sh [tests|bench|all|sustained|reliability] [extra pytest args...]
+# Usage: scripts/gpu_check.sh [tests|bench|all|sustained|reliability|fuzz|soak] [extra pytest args...]
 #        scripts/gpu_check.sh deepgemm [bench/vs_deepgemm.py args; none: --sfa mn,row]
 #        scripts/gpu_check.sh ab OLD_SRC_DIR [ROUNDS]
 #        scripts/gpu_check.sh deepgemm-files [tests/gpu/deepgemm_files/run.py args]
@@ -13,6 +13,10 @@
 #     output (HOPGEMM_ACCURACY_LOG, scripts/accuracy_summary.py); every kernel variant the heuristics can pick
 #     (tests/gpu/test_kernel_variants.py); the mutants (scripts/mutants.py). -> $OUT/kernel_variants.json,
 #     mutants.json, accuracy.json and the logs. RELIABILITY_PARTS (default "fp8 other variants mutants") picks parts.
+#   fuzz: tests/gpu/fuzz_ops.py, FUZZ_PER_FAMILY (default 500) random problems of each op family against the reference,
+#     FUZZ_JOBS (default 12) workers, FUZZ_SEED (29), FUZZ_BUDGET_S (default 0: none) -> $OUT/fuzz.json. Python package only.
+#   soak: tests/gpu/soak.py for SOAK_SECONDS (default 120) on SOAK_STREAMS (3) streams plus CUDA graphs, after a warm-up
+#     pass over its shape pool -> $OUT/soak.json. Python package only. Both: RELIABILITY_PARTS="fuzz soak" in reliability.
 # GPU tests must run here: HOPGEMM_REQUIRE_GPU=1 turns any skip under tests/gpu into a failure.
 #   deepgemm: hopgemm against DeepGEMM in one process (bench/vs_deepgemm.py: the dense fwd, dgrad and wgrad sets of the
 #     2026-11-25 head-to-head, same inputs, alternating order, first call on fresh caches, Python host time). DeepGEMM
@@ -52,7 +56,7 @@ if [ "$what" = deepgemm ]; then
   fi
 fi
 t0=$(date +%s)
-if [ "$what" = deepgemm-files ] || [ "$what" = reliability ]; then  # the Python package is all they need
+if [ "$what" = deepgemm-files ] || [ "$what" = reliability ] || [ "$what" = fuzz ] || [ "$what" = soak ]; then  # the Python package is all they need
   "$PYTHON" -m pip install -q --no-build-isolation --no-deps -C build-dir="$BUILD_DIR/python" . > "$OUTDIR/build.log" 2>&1 ||
     { tail -50 "$OUTDIR/build.log"; exit 1; }
   echo "build (Python package): $(( $(date +%s) - t0 )) s"
@@ -71,7 +75,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     status=1
   tail -25 "$OUTDIR/pytest.log"
   tests/gpu/sanitize.sh "$PYTHON" > "$OUTDIR/sanitize.log" 2>&1 || status=1  # dense, grouped and indexer subsets
-  grep -E "^(memcheck|racecheck|synccheck):" "$OUTDIR/sanitize.log"
+  grep -E "^(memcheck|racecheck|synccheck|initcheck):" "$OUTDIR/sanitize.log"
   # The host cost per call against its targets (C++ <= 5 us, Python <= 12 us): a benchmark run alone, after the
   # tests (next to compile tests on other cores one read 5.77 us where it read 4.67 us alone, 2026-11-22); it reports,
   # it does not fail the run.
@@ -102,6 +106,17 @@ if [ "$what" = reliability ]; then
   grep -hE "^kernel variants" "$OUTDIR"/pytest-variants.log 2>/dev/null
   sed -n '/^control\|^mutant /,$p' "$OUTDIR/mutants.log" 2>/dev/null
   "$PYTHON" scripts/accuracy_summary.py "$OUTDIR"/accuracy-*.jsonl --out "$OUTDIR" | tee "$OUTDIR/accuracy.log"
+fi
+if [ "$what" = fuzz ] || { [ "$what" = reliability ] && [[ " ${RELIABILITY_PARTS:-} " == *" fuzz "* ]]; }; then
+  (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/fuzz_ops.py" --per-family "${FUZZ_PER_FAMILY:-500}" \
+    --jobs "${FUZZ_JOBS:-12}" --seed "${FUZZ_SEED:-29}" --budget-s "${FUZZ_BUDGET_S:-0}" --json "$OUTDIR/fuzz.json") \
+    > "$OUTDIR/fuzz.log" 2>&1 || status=1
+  grep -E "^fuzz|^  FAIL|^    " "$OUTDIR/fuzz.log" | head -60
+fi
+if [ "$what" = soak ] || { [ "$what" = reliability ] && [[ " ${RELIABILITY_PARTS:-} " == *" soak "* ]]; }; then
+  (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/soak.py" --seconds "${SOAK_SECONDS:-120}" \
+    --streams "${SOAK_STREAMS:-3}" --json "$OUTDIR/soak.json") > "$OUTDIR/soak.log" 2>&1 || status=1
+  grep -E "^soak|^  FAIL" "$OUTDIR/soak.log"; grep -q "^soak: .* streams" "$OUTDIR/soak.log" || tail -30 "$OUTDIR/soak.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   (cd /tmp && "$PYTHON" "$HOPGEMM_ROOT/tests/gpu/bench_quantize.py") > "$OUTDIR/bench_quantize.log" 2>&1 || status=1

@@ -48,6 +48,15 @@ TensorView rows_view(const TensorView& t, int64_t rows) {
 
 std::string str(int64_t x) { return std::to_string(x); }
 
+// x * y, saturated to INT64_MAX / INT64_MIN where it overflows: the checks compare hostile extents x strides (2^62 x
+// 384) against each other, and a wrapped product could compare equal (signed overflow is UB besides). No valid
+// problem's product comes near 2^63, so a saturated one always fails its check.
+int64_t mul(int64_t x, int64_t y) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(x, y, &product)) return (x < 0) != (y < 0) ? INT64_MIN : INT64_MAX;
+  return product;
+}
+
 // What every M-grouped op checks: A (of the family's operand dtype) with K-major rows, B [G, N, K] K-major with its
 // groups stacked densely along N, BF16 D with the rows of A.
 struct MGroupedShape {
@@ -65,12 +74,12 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   s.groups = b.size(0);
   s.n = b.size(1);
   s.k = b.size(2);
-  s.rows = a.rank == 3 ? a.size(0) * a.size(1) : a.size(0);
+  s.rows = a.rank == 3 ? mul(a.size(0), a.size(1)) : a.size(0);
   if (a.size(-1) != s.k) v.fail("a", "must have K = " + str(s.k) + " (b's last dimension), got shape " + api::shape_string(a));
   if (d.size(-1) != s.n) v.fail("d", "must have N = " + str(s.n) + " columns (b's size(1)), got shape " + api::shape_string(d));
   if (s.k > 1 && a.stride(-1) != 1) v.fail("a", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(a));
   if (s.k > 1 && b.stride(2) != 1) v.fail("b", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(b));
-  if (s.groups > 1 && b.stride(0) != s.n * b.stride(1)) {
+  if (s.groups > 1 && b.stride(0) != mul(s.n, b.stride(1))) {
     v.fail("b", "must hold its groups densely along N (stride(0) == N * stride(1)), got strides " + api::stride_string(b));
   }
   v.inner_contiguous(d, "d");
@@ -88,7 +97,7 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
     v.fail("b", "must have K a multiple of " + str(k_align) + " (TMA rows of 16 bytes), got K = " + str(s.k));
   }
   if (s.n % 8 != 0) v.fail("d", "must have N a multiple of 8 (bfloat16 rows of 16 bytes), got N = " + str(s.n));
-  if (s.rows > INT32_MAX || s.groups * s.n > INT32_MAX || s.k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
+  if (s.rows > INT32_MAX || mul(s.groups, s.n) > INT32_MAX || s.k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
   return s;
 }
 
@@ -220,6 +229,12 @@ Sm90Fp8GemmParams m_grouped_params(const heuristics::Fp8GemmChoice& choice, cons
   return p;
 }
 
+// The rows per group the heuristics plan for: expected_m where given, at most M_sum (no group holds more; a hostile
+// expected_m such as 2^63 - 1 would overflow the cost model's tile counts), else M_sum / G.
+int64_t expected_rows_per_group(const MGroupedContiguousOptions& options, const MGroupedShape& s) {
+  return options.expected_m ? std::min(*options.expected_m, s.rows) : device::ceil_div<int64_t>(s.rows, s.groups);
+}
+
 // The contiguous layouts' checks every family shares: D's rows, the layout tensor, expected_m. Returns whether the layout is
 // the group ids.
 bool check_contiguous_layout(const api::Validator& v, const TensorView& a, const TensorView& d, const MGroupedShape& s,
@@ -252,10 +267,10 @@ void check_masked_stacks(const api::Validator& v, const TensorView& a, const Ten
   const int64_t m_max = a.size(1);
   if (a.size(0) != s.groups) v.fail("a", "must hold G = " + str(s.groups) + " groups (b's), got shape " + api::shape_string(a));
   v.shape(d, "d", {s.groups, m_max, s.n});
-  if (s.groups > 1 && a.stride(0) != m_max * a.stride(1)) {
+  if (s.groups > 1 && a.stride(0) != mul(m_max, a.stride(1))) {
     v.fail("a", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(a));
   }
-  if (s.groups > 1 && d.stride(0) != m_max * d.stride(1)) {
+  if (s.groups > 1 && d.stride(0) != mul(m_max, d.stride(1))) {
     v.fail("d", "must hold its groups densely (stride(0) == M_max * stride(1)), got strides " + api::stride_string(d));
   }
 }
@@ -281,7 +296,7 @@ void run_m_grouped_contiguous(const char* op, const TensorView& a, const TensorV
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&layout, "grouped_layout"}});
 
   const heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
-      ids ? device::kGroupingMIds : device::kGroupingMRanges, options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)),
+      ids ? device::kGroupingMIds : device::kGroupingMRanges, expected_rows_per_group(options, s),
       s.n, s.k, s.groups, sfa_by_pointer ? 1 : 0, alignment, get_num_sms(a.device), get_tc_util());
   const heuristics::Fp8GemmChoice choice = api::fp8_grouped_choice(op, problem);
   const api::RowScales sfa_rows{sfa, s.rows, sf_k, sfa_by_pointer, sfa.stride(-2), sf_k == 1 ? 1 : sfa.stride(-1)};
@@ -303,7 +318,7 @@ void run_m_grouped_bf16_contiguous(const char* op, const TensorView& a, const Te
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&layout, "grouped_layout"}});
   const heuristics::Bf16GemmProblem problem = heuristics::make_bf16_m_grouped_problem(
       ids ? device::kGroupingMIds : device::kGroupingMRanges,
-      options.expected_m.value_or(device::ceil_div<int64_t>(s.rows, s.groups)), s.n, s.k, s.groups,
+      expected_rows_per_group(options, s), s.n, s.k, s.groups,
       get_mk_alignment_for_contiguous_layout(), get_num_sms(a.device), get_tc_util());
   const heuristics::Bf16GemmChoice& choice = api::bf16_grouped_choice(op, problem);
   device::Sm90Bf16GemmParams p{};
@@ -356,9 +371,9 @@ void m_grouped_fp8_gemm_nt_masked(const TensorView& a, const TensorView& sfa, co
   v.shape(sfa, "sfa", {s.groups, m_max, sf_k});
   v.same_device(a, "a", sfa, "sfa");
   const bool sfa_row_major = (sfa.stride(2) == 1 || sf_k == 1) && sfa.stride(1) >= sf_k &&
-                             (s.groups == 1 || sfa.stride(0) == m_max * sfa.stride(1));
+                             (s.groups == 1 || sfa.stride(0) == mul(m_max, sfa.stride(1)));
   const bool sfa_mn_major = !sfa_row_major && api::mn_major_tma_aligned(sfa, m_max) &&
-                            (s.groups == 1 || sfa.stride(0) == sf_k * sfa.stride(2));
+                            (s.groups == 1 || sfa.stride(0) == mul(sf_k, sfa.stride(2)));
   if (!sfa_row_major && !sfa_mn_major) {
     v.fail("sfa", "must be row-major [G, M_max, ceil(K/128)] or per group MN-major TMA-aligned (strides (sf_k * "
                   "align(M_max, 4), 1, align(M_max, 4))), got strides " + api::stride_string(sfa));
@@ -446,14 +461,14 @@ void k_grouped_fp8_gemm_nt_contiguous(const TensorView& a, const TensorView& sfa
   api::resolve_recipe(v, options.recipe, device::kRecipe1D1D, {device::kRecipe1D1D}, " by the K-grouped GEMM");
   const int64_t groups = d.size(0), m = d.size(1), n = d.size(2);
   const auto [sum_k, non_empty, first] = check_k_groups(v, ks, ks_tensor, a, groups, 128);
-  if (a.numel() != sum_k * m) {
+  if (a.numel() != mul(sum_k, m)) {
     v.fail("a", "must hold sum(ks) x M = " + str(sum_k) + " x " + str(m) + " elements, got " + str(a.numel()));
   }
-  if (b.numel() != sum_k * n) {
+  if (b.numel() != mul(sum_k, n)) {
     v.fail("b", "must hold sum(ks) x N = " + str(sum_k) + " x " + str(n) + " elements, got " + str(b.numel()));
   }
   if (n % 4 != 0) v.fail("d", "must have N a multiple of 4 (float32 rows of 16 bytes), got N = " + str(n));
-  if (groups * m > INT32_MAX || n > INT32_MAX || sum_k / 128 > INT32_MAX) v.fail("d", "has a dimension beyond 2^31 - 1");
+  if (mul(groups, m) > INT32_MAX || n > INT32_MAX || sum_k / 128 > INT32_MAX) v.fail("d", "has a dimension beyond 2^31 - 1");
   // Scales [M, sum(ks) / 128] and [N, sum(ks) / 128], MN-major TMA-aligned: each group's columns are a box away.
   const int64_t sf_k = sum_k / 128;
   for (auto [sf, name, rows] : {std::tuple{&sfa, "sfa", m}, {&sfb, "sfb", n}}) {
@@ -528,7 +543,7 @@ void k_grouped_bf16_gemm_tn_contiguous(const TensorView& a, const TensorView& b,
   v.shape(a, "a", {sum_k, m});
   v.shape(b, "b", {sum_k, n});
   if (n % 4 != 0) v.fail("d", "must have N a multiple of 4 (float32 rows of 16 bytes), got N = " + str(n));
-  if (groups * m > INT32_MAX || n > INT32_MAX || sum_k > INT32_MAX) v.fail("d", "has a dimension beyond 2^31 - 1");
+  if (mul(groups, m) > INT32_MAX || n > INT32_MAX || sum_k > INT32_MAX) v.fail("d", "has a dimension beyond 2^31 - 1");
   const bool copy_c = c != nullptr && check_k_grouped_accumulator(v, *c, d, a);
   if (groups == 0 || m == 0 || n == 0) return;
   if (sum_k > 0) check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&ks_tensor, "ks_tensor"}});

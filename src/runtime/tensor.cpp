@@ -19,17 +19,24 @@ const char* dtype_name(DType dtype) {
   return "unknown";
 }
 
+// Both overflow-free on hostile extents (validation calls them on any view a caller passes): numel saturates at
+// INT64_MAX / INT64_MIN, and a view whose dense stride would pass 2^63 is not contiguous.
 int64_t TensorView::numel() const {
   int64_t n = 1;
-  for (int d = 0; d < rank; ++d) n *= shape[d];
+  for (int d = 0; d < rank; ++d) {
+    int64_t product = 0;
+    if (__builtin_mul_overflow(n, shape[d], &product)) return (shape[d] < 0) != (n < 0) ? INT64_MIN : INT64_MAX;
+    n = product;
+  }
   return n;
 }
 
 bool TensorView::is_contiguous() const {
   int64_t expected = 1;
+  bool past_range = false;  // expected passed 2^63: no stride can equal it
   for (int d = rank - 1; d >= 0; --d) {
-    if (shape[d] != 1 && strides[d] != expected) return false;
-    expected *= shape[d];
+    if (shape[d] != 1 && (past_range || strides[d] != expected)) return false;
+    past_range = past_range || __builtin_mul_overflow(expected, shape[d], &expected);
   }
   return true;
 }

@@ -674,5 +674,72 @@ TEST_F(FuzzValidation, EveryOpRaisesOrReturnsNeverCrashes) {
               std::filesystem::is_empty(dir_ / "kernels"));
 }
 
+// Each extent x stride and extent x extent product of src/api/grouped_gemm.cpp's checks, reached with hostile values
+// whose product passes 2^63: each must be refused as an invalid argument, and a -fsanitize=undefined build (see
+// docs/RELIABILITY.md) aborts here on a signed overflow if one comes back (the random cases find them too, but not
+// each every run).
+TEST_F(FuzzValidation, GroupedChecksMultiplyHostileExtentsWithoutOverflow) {
+  const int64_t huge = int64_t{1} << 62;
+  struct Site {
+    const char* what;
+    const char* op;
+    std::function<void(Call&)> mutate;
+  };
+  const auto op_named = [](const char* name) -> const Op& {
+    for (const Op& op : ops())
+      if (std::string(op.name) == name) return op;
+    throw std::logic_error(std::string("no op ") + name);
+  };
+  const Site sites[] = {
+      {"N x b.stride(1) (groups stacked along N)", "m_grouped_fp8_gemm_nt_contiguous",
+       [&](Call& c) { c.at("b").shape[0] = 2, c.at("b").strides[1] = huge; }},
+      {"G x N (b's groups x N)", "m_grouped_fp8_gemm_nt_contiguous",
+       [&](Call& c) {
+         TensorView& b = c.at("b");
+         b.shape[0] = huge, b.shape[1] = 384, b.strides[0] = 0, b.strides[1] = 0;
+       }},
+      {"G x M_max (a's rows, rank 3)", "m_grouped_fp8_gemm_nt_masked",
+       [&](Call& c) { c.at("a").shape[0] = huge, c.at("a").shape[1] = 384; }},
+      {"M_max x a.stride(1)", "m_grouped_fp8_gemm_nt_masked",
+       [&](Call& c) {
+         TensorView& a = c.at("a");
+         a.shape[0] = 2, a.shape[1] = huge / 2, a.strides[1] = 384;
+         c.at("b").shape[0] = 2;
+       }},
+      {"M_max x d.stride(1)", "m_grouped_fp8_gemm_nt_masked",
+       [&](Call& c) {
+         c.at("a").shape[0] = 2, c.at("b").shape[0] = 2, c.at("sfb").shape[0] = 2;
+         c.at("d").shape[0] = 2, c.at("d").strides[1] = huge;
+       }},
+      {"M_max x sfa.stride(1), sf_k x sfa.stride(2)", "m_grouped_fp8_gemm_nt_masked",
+       [&](Call& c) {
+         for (const char* name : {"a", "b", "sfb", "d", "sfa", "masked_m"}) c.at(name).shape[0] = 2;
+         c.at("sfa").strides[1] = huge, c.at("sfa").strides[2] = huge;
+       }},
+      {"sum(ks) x M, sum(ks) x N, G x M", "k_grouped_fp8_gemm_nt_contiguous",
+       [&](Call& c) {
+         c.at("d").shape[1] = huge, c.at("d").shape[2] = huge;
+         c.at("d").strides[0] = 0, c.at("d").strides[1] = 0;
+       }},
+  };
+  int refused = 0;
+  for (const Site& site : sites) {
+    for (uint64_t seed = 0; seed < 8; ++seed) {
+      Rng r(seed + 1);
+      const Op& op = op_named(site.op);
+      Call call = op.valid(r);
+      site.mutate(call);
+      try {
+        op.run(call);
+        ADD_FAILURE() << site.what << " (" << site.op << ", seed " << seed << "): accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument) << site.what << ": " << e.what();
+        ++refused;
+      }
+    }
+  }
+  EXPECT_EQ(refused, 8 * static_cast<int>(std::size(sites)));
+}
+
 }  // namespace
 }  // namespace hopgemm
