@@ -263,6 +263,38 @@ HOPGEMM_DEVICE void store_slab(const Sm90MqaLogitsParams& p, const float* stagin
   }
 }
 
+// The task of a full stage, read from shared memory by lane 0 alone and handed to the rest of the warp by shuffles.
+// The producer rewrites the slot once the stage's empty barrier completes, and that barrier orders only the
+// accesses of the threads that arrive on it (and what those threads' own program order puts before the arrival).
+// When all 32 lanes read the slot and lane 0 arrived for them, lanes 1..31's reads were ordered before the
+// producer's next write only through __syncwarp: compute-sanitizer's racecheck counted them as racing with that
+// write (8 hazards in the paged kernel, whose test wraps the KV ring). With one reader, the reader is the arriver.
+template <int kTokens>
+HOPGEMM_DEVICE MqaTask take_task(const MqaTask* slot, u32 lane) {
+  MqaTask task{};
+  if (lane == 0) {
+    task.unit = slot->unit;
+    task.col = slot->col;
+    task.slabs = slot->slabs;
+    task.flags = slot->flags;
+#pragma unroll
+    for (int t = 0; t < kTokens; ++t) {
+      task.lo[t] = slot->lo[t];
+      task.hi[t] = slot->hi[t];
+    }
+  }
+  task.unit = __shfl_sync(0xffffffffu, task.unit, 0);
+  task.col = __shfl_sync(0xffffffffu, task.col, 0);
+  task.slabs = __shfl_sync(0xffffffffu, task.slabs, 0);
+  task.flags = __shfl_sync(0xffffffffu, task.flags, 0);
+#pragma unroll
+  for (int t = 0; t < kTokens; ++t) {
+    task.lo[t] = __shfl_sync(0xffffffffu, task.lo[t], 0);
+    task.hi[t] = __shfl_sync(0xffffffffu, task.hi[t], 0);
+  }
+  return task;
+}
+
 // A math warpgroup: consume stages until the producer's end task.
 template <Sm90MqaLogitsConfig kConfig>
 HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig>& smem, u32 wg) {
@@ -274,7 +306,7 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
   u32 buf = 0;
   while (true) {
     smem.kv.wait_full(kv_ring);
-    const MqaTask task = *smem.task(kv_ring.stage);
+    const MqaTask task = take_task<kConfig.tokens>(smem.task(kv_ring.stage), lane);
     if (task.unit < 0) break;
     if (task.unit != unit) {
       if (unit >= 0) {
