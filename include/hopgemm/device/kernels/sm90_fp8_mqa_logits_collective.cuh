@@ -168,9 +168,11 @@ HOPGEMM_DEVICE void fill_neg_inf(const Sm90MqaLogitsParams& p, i32 unit, i32 lo,
 }
 
 // Scores one chunk of query tokens [kChunk * kTpc, ...) against the slab and writes the logits into `staging`.
-template <Sm90MqaLogitsConfig kConfig, int kChunk>
+// The last chunk calls release_slab() as soon as its WGMMAs are done: the epilogue reads registers, the Q slot's
+// weights and staging only, so the producer may refill the KV stage while it runs (the scales are in registers).
+template <Sm90MqaLogitsConfig kConfig, int kChunk, typename Release>
 HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* weights, float sf0, float sf1, u32 lane,
-                                u32 r0, float* staging) {
+                                u32 r0, float* staging, const Release& release_slab) {
   constexpr int kH = kConfig.num_heads, kD = kConfig.head_dim;
   constexpr int kTpc = mqa_chunk_tokens(kConfig);
   constexpr int kFirst = kChunk * kTpc;
@@ -190,6 +192,7 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
   ptx::wgmma_commit_group();
   ptx::wgmma_wait_group<0>();
   ptx::wgmma_fence_operand(acc);
+  if constexpr (kChunk + 1 == mqa_num_chunks(kConfig)) release_slab();
 
   const int head_lane = static_cast<int>(lane % 4) * 2;
 #pragma unroll
@@ -218,12 +221,12 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
   }
 }
 
-template <Sm90MqaLogitsConfig kConfig, int kChunk = 0>
+template <Sm90MqaLogitsConfig kConfig, int kChunk = 0, typename Release>
 HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const float* weights, float sf0, float sf1, u32 lane,
-                               u32 r0, float* staging) {
-  score_chunk<kConfig, kChunk>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging);
+                               u32 r0, float* staging, const Release& release_slab) {
+  score_chunk<kConfig, kChunk>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
   if constexpr (kChunk + 1 < mqa_num_chunks(kConfig))
-    score_slab<kConfig, kChunk + 1>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging);
+    score_slab<kConfig, kChunk + 1>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
 }
 
 // Writes the staged logits of slab `wg` of `task` (thread = index in the warpgroup).
@@ -318,14 +321,20 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
     }
     const bool loaded = (task.slabs >> wg) & 1;
     float* staging = smem.staging(wg, buf);
+    // Every lane's reads of the stage (scales, WGMMA operands) are done before lane 0 arrives for the warp.
+    const u32 stage = kv_ring.stage;
+    const auto release_stage = [&] {
+      __syncwarp();
+      smem.kv.template release_by_warp<1>(stage, lane);
+    };
     if (loaded) {
-      const float* sf = smem.sf(kv_ring.stage) + wg * kMqaSlabRows;
+      const float* sf = smem.sf(stage) + wg * kMqaSlabRows;
       const float sf0 = sf[r0], sf1 = sf[r0 + 8];
-      score_slab<kConfig>(smem.kv_tile(kv_ring.stage) + wg * kMqaSlabRows * kConfig.head_dim, smem.q_tile(q_ring.stage),
-                          smem.weights(q_ring.stage), sf0, sf1, lane, r0, staging);
+      score_slab<kConfig>(smem.kv_tile(stage) + wg * kMqaSlabRows * kConfig.head_dim, smem.q_tile(q_ring.stage),
+                          smem.weights(q_ring.stage), sf0, sf1, lane, r0, staging, release_stage);
+    } else {
+      release_stage();
     }
-    __syncwarp();
-    smem.kv.template release_by_warp<1>(kv_ring.stage, lane);
     kv_ring.advance();
 
     const i32 slab_col = task.col + static_cast<i32>(wg) * kMqaSlabRows;
