@@ -168,8 +168,9 @@ HOPGEMM_DEVICE void fill_neg_inf(const Sm90MqaLogitsParams& p, i32 unit, i32 lo,
 }
 
 // Scores one chunk of query tokens [kChunk * kTpc, ...) against the slab and writes the logits into `staging`.
-// The last chunk calls release_slab() as soon as its WGMMAs are done: the epilogue reads registers, the Q slot's
+// A single chunk calls release_slab() as soon as its WGMMAs are done: the epilogue reads registers, the Q slot's
 // weights and staging only, so the producer may refill the KV stage while it runs (the scales are in registers).
+// Several chunks release after the last one's epilogue.
 template <Sm90MqaLogitsConfig kConfig, int kChunk, typename Release>
 HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* weights, float sf0, float sf1, u32 lane,
                                 u32 r0, float* staging, const Release& release_slab) {
@@ -192,7 +193,7 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
   ptx::wgmma_commit_group();
   ptx::wgmma_wait_group<0>();
   ptx::wgmma_fence_operand(acc);
-  if constexpr (kChunk + 1 == mqa_num_chunks(kConfig)) release_slab();
+  if constexpr (mqa_num_chunks(kConfig) == 1) release_slab();
 
   const int head_lane = static_cast<int>(lane % 4) * 2;
 #pragma unroll
@@ -219,6 +220,8 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
       staging[t * kMqaSlabRows + r0 + 8] = v1 * sf1;
     }
   }
+  // With several chunks, releasing before the last chunk's epilogue made ptxas spill (H 128, next_n >= 2).
+  if constexpr (mqa_num_chunks(kConfig) > 1 && kChunk + 1 == mqa_num_chunks(kConfig)) release_slab();
 }
 
 template <Sm90MqaLogitsConfig kConfig, int kChunk = 0, typename Release>
@@ -323,9 +326,9 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
     float* staging = smem.staging(wg, buf);
     // Every lane's reads of the stage (scales, WGMMA operands) are done before lane 0 arrives for the warp.
     const u32 stage = kv_ring.stage;
-    const auto release_stage = [&] {
+    const auto release_stage = [kv = smem.kv, stage, lane] {
       __syncwarp();
-      smem.kv.template release_by_warp<1>(stage, lane);
+      kv.template release_by_warp<1>(stage, lane);
     };
     if (loaded) {
       const float* sf = smem.sf(stage) + wg * kMqaSlabRows;
