@@ -167,12 +167,39 @@ HOPGEMM_DEVICE void fill_neg_inf(const Sm90MqaLogitsParams& p, i32 unit, i32 lo,
   }
 }
 
+// This lane's weights of the unit: for 8-column group G of the unit's [tokens x heads] columns, the heads
+// 8 G + 2 (lane % 4) and the next. Held in registers (loaded once per unit, as DeepGEMM does) when they are at most
+// 16 floats (tokens x heads <= 64: decode with next_n 1); read from the Q slot for every slab otherwise. The kernel
+// compiles to 96 registers a thread (640 threads, one CTA an SM), and 32 floats of weights next to the 64
+// accumulators of tokens x heads = 128 spilled (16-76 bytes, checked with ptxas -v).
+template <Sm90MqaLogitsConfig kConfig>
+struct LaneWeights {
+  static constexpr int kGroups = kConfig.tokens * kConfig.num_heads / 8;
+  static constexpr bool kInRegisters = kGroups <= 8;
+  float2 regs[kInRegisters ? kGroups : 1];
+  const float* slot;
+  int head_lane;
+
+  HOPGEMM_DEVICE void load(const float* weights, u32 lane) {
+    slot = weights;
+    head_lane = static_cast<int>(lane % 4) * 2;
+    if constexpr (kInRegisters) {
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g) regs[g] = *reinterpret_cast<const float2*>(weights + g * 8 + head_lane);
+    }
+  }
+  HOPGEMM_DEVICE float2 group(int g) const {
+    if constexpr (kInRegisters) return regs[g];
+    return *reinterpret_cast<const float2*>(slot + g * 8 + head_lane);
+  }
+};
+
 // Scores one chunk of query tokens [kChunk * kTpc, ...) against the slab and writes the logits into `staging`.
 // A single chunk calls release_slab() as soon as its WGMMAs are done: the epilogue reads registers, the Q slot's
 // weights and staging only, so the producer may refill the KV stage while it runs (the scales are in registers).
 // Several chunks release after the last one's epilogue.
 template <Sm90MqaLogitsConfig kConfig, int kChunk, typename Release>
-HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* weights, float sf0, float sf1, u32 lane,
+HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0, float sf1, u32 lane,
                                 u32 r0, float* staging, const Release& release_slab) {
   constexpr int kH = kConfig.num_heads, kD = kConfig.head_dim;
   constexpr int kTpc = mqa_chunk_tokens(kConfig);
@@ -195,7 +222,6 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
   ptx::wgmma_fence_operand(acc);
   if constexpr (mqa_num_chunks(kConfig) == 1) release_slab();
 
-  const int head_lane = static_cast<int>(lane % 4) * 2;
 #pragma unroll
   for (int tl = 0; tl < kTokens; ++tl) {
     // Two partial sums per row (even and odd heads) keep the dependent FMA chains short; the order is fixed.
@@ -203,7 +229,7 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
 #pragma unroll
     for (int gh = 0; gh < kH / 8; ++gh) {
       const int g = tl * (kH / 8) + gh;  // 8-column group of the chunk
-      const float2 w = *reinterpret_cast<const float2*>(weights + (kFirst * kH + g * 8 + head_lane));
+      const float2 w = weights.group(kFirst * kH / 8 + g);
       s00 = fmaf(fmaxf(acc[4 * g + 0], 0.0f), w.x, s00);
       s01 = fmaf(fmaxf(acc[4 * g + 1], 0.0f), w.y, s01);
       s10 = fmaf(fmaxf(acc[4 * g + 2], 0.0f), w.x, s10);
@@ -225,7 +251,7 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
 }
 
 template <Sm90MqaLogitsConfig kConfig, int kChunk = 0, typename Release>
-HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const float* weights, float sf0, float sf1, u32 lane,
+HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0, float sf1, u32 lane,
                                u32 r0, float* staging, const Release& release_slab) {
   score_chunk<kConfig, kChunk>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
   if constexpr (kChunk + 1 < mqa_num_chunks(kConfig))
@@ -310,6 +336,7 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
   pipeline::StageRing<kMqaQStages> q_ring;
   i32 unit = -1;
   u32 buf = 0;
+  LaneWeights<kConfig> weights;
   while (true) {
     smem.kv.wait_full(kv_ring);
     const MqaTask task = take_task<kConfig.tokens>(smem.task(kv_ring.stage), lane);
@@ -321,6 +348,7 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
       }
       smem.q.wait_full(q_ring);
       unit = task.unit;
+      weights.load(smem.weights(q_ring.stage), lane);
     }
     const bool loaded = (task.slabs >> wg) & 1;
     float* staging = smem.staging(wg, buf);
@@ -334,7 +362,7 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
       const float* sf = smem.sf(stage) + wg * kMqaSlabRows;
       const float sf0 = sf[r0], sf1 = sf[r0 + 8];
       score_slab<kConfig>(smem.kv_tile(stage) + wg * kMqaSlabRows * kConfig.head_dim, smem.q_tile(q_ring.stage),
-                          smem.weights(q_ring.stage), sf0, sf1, lane, r0, staging, release_stage);
+                          weights, sf0, sf1, lane, r0, staging, release_stage);
     } else {
       release_stage();
     }
