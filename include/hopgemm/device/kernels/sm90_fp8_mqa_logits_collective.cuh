@@ -185,7 +185,9 @@ struct LaneWeights {
     head_lane = static_cast<int>(lane % 4) * 2;
     if constexpr (kInRegisters) {
 #pragma unroll
-      for (int g = 0; g < kGroups; ++g) regs[g] = *reinterpret_cast<const float2*>(weights + g * 8 + head_lane);
+      for (int g = 0; g < kGroups; ++g) {
+        regs[g] = *reinterpret_cast<const float2*>(weights + g * 8 + head_lane);
+      }
     }
   }
   HOPGEMM_DEVICE float2 group(int g) const {
@@ -199,8 +201,8 @@ struct LaneWeights {
 // weights and staging only, so the producer may refill the KV stage while it runs (the scales are in registers).
 // Several chunks release after the last one's epilogue.
 template <Sm90MqaLogitsConfig kConfig, int kChunk, typename Release>
-HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0, float sf1, u32 lane,
-                                u32 r0, float* staging, const Release& release_slab) {
+HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0,
+                                float sf1, u32 lane, u32 r0, float* staging, const Release& release_slab) {
   constexpr int kH = kConfig.num_heads, kD = kConfig.head_dim;
   constexpr int kTpc = mqa_chunk_tokens(kConfig);
   constexpr int kFirst = kChunk * kTpc;
@@ -251,8 +253,8 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeight
 }
 
 template <Sm90MqaLogitsConfig kConfig, int kChunk = 0, typename Release>
-HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0, float sf1, u32 lane,
-                               u32 r0, float* staging, const Release& release_slab) {
+HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0,
+                               float sf1, u32 lane, u32 r0, float* staging, const Release& release_slab) {
   score_chunk<kConfig, kChunk>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
   if constexpr (kChunk + 1 < mqa_num_chunks(kConfig))
     score_slab<kConfig, kChunk + 1>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
