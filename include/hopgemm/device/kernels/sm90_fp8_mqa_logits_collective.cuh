@@ -167,10 +167,42 @@ HOPGEMM_DEVICE void fill_neg_inf(const Sm90MqaLogitsParams& p, i32 unit, i32 lo,
   }
 }
 
+// This lane's weights of the unit: for 8-column group G of the unit's [tokens x heads] columns, the heads
+// 8 G + 2 (lane % 4) and the next. Held in registers (loaded once per unit, as DeepGEMM does) when they are at most
+// 16 floats (tokens x heads <= 64: decode with next_n 1); read from the Q slot for every slab otherwise. The kernel
+// compiles to 96 registers a thread (640 threads, one CTA an SM), and 32 floats of weights next to the 64
+// accumulators of tokens x heads = 128 spilled (16-76 bytes, checked with ptxas -v).
+template <Sm90MqaLogitsConfig kConfig>
+struct LaneWeights {
+  static constexpr int kGroups = kConfig.tokens * kConfig.num_heads / 8;
+  static constexpr bool kInRegisters = kGroups <= 8;
+  float2 regs[kInRegisters ? kGroups : 1];
+  const float* slot;
+  int head_lane;
+
+  HOPGEMM_DEVICE void load(const float* weights, u32 lane) {
+    slot = weights;
+    head_lane = static_cast<int>(lane % 4) * 2;
+    if constexpr (kInRegisters) {
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g) {
+        regs[g] = *reinterpret_cast<const float2*>(weights + g * 8 + head_lane);
+      }
+    }
+  }
+  HOPGEMM_DEVICE float2 group(int g) const {
+    if constexpr (kInRegisters) return regs[g];
+    return *reinterpret_cast<const float2*>(slot + g * 8 + head_lane);
+  }
+};
+
 // Scores one chunk of query tokens [kChunk * kTpc, ...) against the slab and writes the logits into `staging`.
-template <Sm90MqaLogitsConfig kConfig, int kChunk>
-HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* weights, float sf0, float sf1, u32 lane,
-                                u32 r0, float* staging) {
+// A single chunk calls release_slab() as soon as its WGMMAs are done: the epilogue reads registers, the Q slot's
+// weights and staging only, so the producer may refill the KV stage while it runs (the scales are in registers).
+// Several chunks release after the last one's epilogue.
+template <Sm90MqaLogitsConfig kConfig, int kChunk, typename Release>
+HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0,
+                                float sf1, u32 lane, u32 r0, float* staging, const Release& release_slab) {
   constexpr int kH = kConfig.num_heads, kD = kConfig.head_dim;
   constexpr int kTpc = mqa_chunk_tokens(kConfig);
   constexpr int kFirst = kChunk * kTpc;
@@ -190,8 +222,8 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
   ptx::wgmma_commit_group();
   ptx::wgmma_wait_group<0>();
   ptx::wgmma_fence_operand(acc);
+  if constexpr (mqa_num_chunks(kConfig) == 1) release_slab();
 
-  const int head_lane = static_cast<int>(lane % 4) * 2;
 #pragma unroll
   for (int tl = 0; tl < kTokens; ++tl) {
     // Two partial sums per row (even and odd heads) keep the dependent FMA chains short; the order is fixed.
@@ -199,7 +231,7 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
 #pragma unroll
     for (int gh = 0; gh < kH / 8; ++gh) {
       const int g = tl * (kH / 8) + gh;  // 8-column group of the chunk
-      const float2 w = *reinterpret_cast<const float2*>(weights + (kFirst * kH + g * 8 + head_lane));
+      const float2 w = weights.group(kFirst * kH / 8 + g);
       s00 = fmaf(fmaxf(acc[4 * g + 0], 0.0f), w.x, s00);
       s01 = fmaf(fmaxf(acc[4 * g + 1], 0.0f), w.y, s01);
       s10 = fmaf(fmaxf(acc[4 * g + 2], 0.0f), w.x, s10);
@@ -216,14 +248,16 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const float* wei
       staging[t * kMqaSlabRows + r0 + 8] = v1 * sf1;
     }
   }
+  // With several chunks, releasing before the last chunk's epilogue made ptxas spill (H 128, next_n >= 2).
+  if constexpr (mqa_num_chunks(kConfig) > 1 && kChunk + 1 == mqa_num_chunks(kConfig)) release_slab();
 }
 
-template <Sm90MqaLogitsConfig kConfig, int kChunk = 0>
-HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const float* weights, float sf0, float sf1, u32 lane,
-                               u32 r0, float* staging) {
-  score_chunk<kConfig, kChunk>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging);
+template <Sm90MqaLogitsConfig kConfig, int kChunk = 0, typename Release>
+HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0,
+                               float sf1, u32 lane, u32 r0, float* staging, const Release& release_slab) {
+  score_chunk<kConfig, kChunk>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
   if constexpr (kChunk + 1 < mqa_num_chunks(kConfig))
-    score_slab<kConfig, kChunk + 1>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging);
+    score_slab<kConfig, kChunk + 1>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
 }
 
 // Writes the staged logits of slab `wg` of `task` (thread = index in the warpgroup).
@@ -263,22 +297,36 @@ HOPGEMM_DEVICE void store_slab(const Sm90MqaLogitsParams& p, const float* stagin
   }
 }
 
-// The stage's task, read from shared memory by lane 0 alone and handed to its warp: the lane that releases the stage
-// is then the only one that read the task the producer rewrites next (racecheck credits a release with the releasing
-// thread's own reads only: with every lane reading, it reported each field as a hazard).
-HOPGEMM_DEVICE MqaTask read_task(const MqaTask* src, u32 lane) {
-  MqaTask t{};
-  if (lane == 0) t = *src;
-  t.unit = __shfl_sync(0xffffffffu, t.unit, 0);
-  t.col = __shfl_sync(0xffffffffu, t.col, 0);
-  t.slabs = __shfl_sync(0xffffffffu, t.slabs, 0);
-  t.flags = __shfl_sync(0xffffffffu, t.flags, 0);
+// The task of a full stage, read from shared memory by lane 0 alone and handed to the rest of the warp by shuffles.
+// The producer rewrites the slot once the stage's empty barrier completes, and that barrier orders only the
+// accesses of the threads that arrive on it (and what those threads' own program order puts before the arrival).
+// When all 32 lanes read the slot and lane 0 arrived for them, lanes 1..31's reads were ordered before the
+// producer's next write only through __syncwarp: compute-sanitizer's racecheck counted them as racing with that
+// write (8 hazards in the paged kernel, whose test wraps the KV ring). With one reader, the reader is the arriver.
+template <int kTokens>
+HOPGEMM_DEVICE MqaTask take_task(const MqaTask* slot, u32 lane) {
+  MqaTask task{};
+  if (lane == 0) {
+    task.unit = slot->unit;
+    task.col = slot->col;
+    task.slabs = slot->slabs;
+    task.flags = slot->flags;
 #pragma unroll
-  for (int i = 0; i < kMqaMaxTokens; ++i) {
-    t.lo[i] = __shfl_sync(0xffffffffu, t.lo[i], 0);
-    t.hi[i] = __shfl_sync(0xffffffffu, t.hi[i], 0);
+    for (int t = 0; t < kTokens; ++t) {
+      task.lo[t] = slot->lo[t];
+      task.hi[t] = slot->hi[t];
+    }
   }
-  return t;
+  task.unit = __shfl_sync(0xffffffffu, task.unit, 0);
+  task.col = __shfl_sync(0xffffffffu, task.col, 0);
+  task.slabs = __shfl_sync(0xffffffffu, task.slabs, 0);
+  task.flags = __shfl_sync(0xffffffffu, task.flags, 0);
+#pragma unroll
+  for (int t = 0; t < kTokens; ++t) {
+    task.lo[t] = __shfl_sync(0xffffffffu, task.lo[t], 0);
+    task.hi[t] = __shfl_sync(0xffffffffu, task.hi[t], 0);
+  }
+  return task;
 }
 
 // A math warpgroup: consume stages until the producer's end task.
@@ -290,9 +338,10 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
   pipeline::StageRing<kMqaQStages> q_ring;
   i32 unit = -1;
   u32 buf = 0;
+  LaneWeights<kConfig> weights;
   while (true) {
     smem.kv.wait_full(kv_ring);
-    const MqaTask task = read_task(smem.task(kv_ring.stage), lane);
+    const MqaTask task = take_task<kConfig.tokens>(smem.task(kv_ring.stage), lane);
     if (task.unit < 0) break;
     if (task.unit != unit) {
       if (unit >= 0) {
@@ -301,17 +350,24 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
       }
       smem.q.wait_full(q_ring);
       unit = task.unit;
+      weights.load(smem.weights(q_ring.stage), lane);
     }
     const bool loaded = (task.slabs >> wg) & 1;
     float* staging = smem.staging(wg, buf);
+    // Every lane's reads of the stage (scales, WGMMA operands) are done before lane 0 arrives for the warp.
+    const u32 stage = kv_ring.stage;
+    const auto release_stage = [kv = smem.kv, stage, lane] {
+      __syncwarp();
+      kv.template release_by_warp<1>(stage, lane);
+    };
     if (loaded) {
-      const float* sf = smem.sf(kv_ring.stage) + wg * kMqaSlabRows;
+      const float* sf = smem.sf(stage) + wg * kMqaSlabRows;
       const float sf0 = sf[r0], sf1 = sf[r0 + 8];
-      score_slab<kConfig>(smem.kv_tile(kv_ring.stage) + wg * kMqaSlabRows * kConfig.head_dim, smem.q_tile(q_ring.stage),
-                          smem.weights(q_ring.stage), sf0, sf1, lane, r0, staging);
+      score_slab<kConfig>(smem.kv_tile(stage) + wg * kMqaSlabRows * kConfig.head_dim, smem.q_tile(q_ring.stage),
+                          weights, sf0, sf1, lane, r0, staging, release_stage);
+    } else {
+      release_stage();
     }
-    __syncwarp();
-    smem.kv.template release_by_warp<1>(kv_ring.stage, lane);
     kv_ring.advance();
 
     const i32 slab_col = task.col + static_cast<i32>(wg) * kMqaSlabRows;

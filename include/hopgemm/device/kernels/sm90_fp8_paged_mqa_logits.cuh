@@ -32,7 +32,7 @@ HOPGEMM_DEVICE void produce_paged(const Sm90MqaLogitsParams& p, const MqaSmem<kC
   scheduler::PagedRunCursor run{ptx::ld_global_nc_i32(meta), ptx::ld_global_nc_i32(meta + 1),
                                 ptx::ld_global_nc_i32(meta + 2), ptx::ld_global_nc_i32(meta + 3)};
   if (run.seg < 0) run.seg = 0;
-  i32 b = -1, segments = 0, max_len = 0;
+  i32 b = -1, segments = 0, max_len = 0, q_unit = -1;
   i32 len[kMqaMaxTokens] = {};
   while (!run.done() && run.b >= 0 && run.b < p.batch) {
     if (run.b != b) {
@@ -44,12 +44,18 @@ HOPGEMM_DEVICE void produce_paged(const Sm90MqaLogitsParams& p, const MqaSmem<kC
         max_len = len[t] > max_len ? len[t] : max_len;
       }
       segments = scheduler::paged_segments(max_len);
-      load_q_unit<kConfig>(p, smem, q_ring, b);
     }
     const i32 seg = run.seg;
     if (seg >= segments) {  // a schedule made for other lengths: skip to the next request
       run.advance(segments);
       continue;
+    }
+    // The request's Q tile, with its first stage: the math warpgroups take a new Q slot only when a stage names
+    // a new unit, so a Q tile loaded for a request whose segments were all skipped would shift every later
+    // request onto its predecessor's slot.
+    if (b != q_unit) {
+      load_q_unit<kConfig>(p, smem, q_ring, b);
+      q_unit = b;
     }
     // Look the stage's four blocks up before waiting for its slot.
     i32 phys[kMqaMathWgs];
