@@ -29,7 +29,8 @@ GROUPED_GEMMS = {
 # The BF16 M-grouped ops: the FP8 ones' parameters without scales and recipes, after (a, b, d).
 BF16_GROUPED_GEMMS = {
     **dict.fromkeys(["m_grouped_bf16_gemm_nt_contiguous", "m_grouped_bf16_gemm_nn_contiguous"], [
-        "grouped_layout", "use_psum_layout", "expected_m_for_psum_layout", "m_indices", "use_packed_layout"]),
+        "grouped_layout", "use_psum_layout", "expected_m_for_psum_layout", "m_indices", "use_packed_layout",
+        "zero_padding_blocks"]),
     "m_grouped_bf16_gemm_nt_masked": ["masked_m", "expected_m"],
     "k_grouped_bf16_gemm_tn_contiguous": ["ks", "ks_tensor", "c", "use_psum_layout"],
 }
