@@ -110,13 +110,19 @@ void* counter_slice(State& s, int device, size_t bytes, cudaStream_t stream, boo
   return slice;
 }
 
-// A stream's partials, freed in the stream's order once no call holds them (after the last one's kernels).
+// A stream's partials, freed in the stream's order once no call holds them (after the last one's kernels), and
+// zeroed in the stream's order when allocated (once per allocation; the host does not wait): the K-grouped GEMM
+// publishes its patched descriptors into them with tensormap.cp_fenceproxy, which ptxas lowers to one atomic exchange
+// per 4 bytes, and compute-sanitizer initcheck counts the discarded old value of every exchange into bytes nothing
+// wrote as an uninitialised read (the value is never used).
 std::shared_ptr<void> stream_partials(size_t bytes, cudaStream_t stream) {
   void* data = nullptr;
   HOPGEMM_CUDA_CHECK(cudaMallocAsync(&data, bytes, stream));
-  return std::shared_ptr<void>(data, [stream](void* p) {
+  std::shared_ptr<void> partials(data, [stream](void* p) {
     if (cudaFreeAsync(p, stream) != cudaSuccess) cudaGetLastError();  // a destructor: nothing left to tell
   });
+  HOPGEMM_CUDA_CHECK(cudaMemsetAsync(data, 0, bytes, stream));
+  return partials;
 }
 
 }  // namespace

@@ -23,7 +23,10 @@ HOPGEMM_DEVICE void tensormap_replace_outer_stride(u32 smem_map, u64 bytes) {
                : "memory");
 }
 // tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [slot], [map], 128;
-// Warp-wide: copies the 128-byte descriptor to its global slot and releases it to the tensormap proxy.
+// Warp-wide: copies the 128-byte descriptor to its global slot and releases it to the tensormap proxy. ptxas lowers
+// it to an ld.shared and an atomic exchange per lane (4 bytes each, old value discarded), so compute-sanitizer
+// initcheck calls the first copy into a slot nothing wrote an uninitialised read: the host hands out slots in
+// memory zeroed when allocated, outside a CUDA-graph capture (src/runtime/workspace.hpp).
 HOPGEMM_DEVICE void tensormap_publish(void* global_slot, u32 smem_map) {
   asm volatile(
       "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;\n" ::"l"(
