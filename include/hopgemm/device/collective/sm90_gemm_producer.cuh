@@ -72,10 +72,10 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
               } else if (cta_rank == 0) {
                 LoadB::template load_multicast<kBox>(b_dst, maps.b(params), k0, n0, bar, 0b11);
               }
-            } else {  // the pair's tiles take different B rows: each CTA loads all of its own, box by box
-#pragma unroll
-              for (int row = 0; row < kBlockN; row += kBox)
-                LoadB::template load<kBox>(b_dst + row * kRowBytes, maps.b(params), k0, n0 + row, bar);
+            } else {  // the pair's tiles take different B rows: each CTA loads all of its own (both halves)
+              LoadB::template load<kBox>(b_dst, maps.b(params), k0, n0, bar);
+              if constexpr (kBox < kBlockN)
+                LoadB::template load<kBox>(b_dst + kBox * kRowBytes, maps.b(params), k0, n0 + kBox, bar);
             }
           } else {
             LoadB::template load<kBlockN>(b_dst, maps.b(params), k0, n0, bar);
