@@ -1,9 +1,9 @@
 #pragma once
 // The producer warpgroup of a GEMM kernel: warp 0's lane 0 issues the TMA loads of A and B (one half of a shared
-// operand each, or the first CTA all of it, multicast to the pair; the operand policy's boxes) through the descriptors the scheduler's loader hook
-// names; the scale policy's
-// loader adds its own loads around them (the FP8 scales: collective/sm90_fp8_scale_loader.cuh) and may keep more
-// producer warps busy. The scheduler answers every coordinate.
+// operand each, or the first CTA all of it, multicast to the pair; the operand policy's boxes) through the
+// descriptors the scheduler's loader hook names; the scale policy's loader adds its own loads around them (the FP8
+// scales: collective/sm90_fp8_scale_loader.cuh) and may keep more producer warps busy. The scheduler answers every
+// coordinate.
 
 #include "hopgemm/device/collective/sm90_gemm_smem.cuh"
 #include "hopgemm/device/ptx/griddepcontrol.cuh"
