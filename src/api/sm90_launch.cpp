@@ -21,6 +21,12 @@ device::TmaDescriptor mn_major_operand_map(const TensorView& t, int64_t rows, in
   return operand_map(transposed(t), k, rows, k_block, op);
 }
 
+// Rows of a K-major operand's box: the tile's, or a CTA pair's share of its shared operand
+// (device::shared_operand_box_rows). MN-major operands load 64-row boxes whatever the pair.
+static int shared_box_rows(int block_rows, int pair) {
+  return pair == 2 ? device::shared_operand_box_rows(block_rows) : block_rows;
+}
+
 void set_operand_maps(device::Sm90GemmParams& p, const GemmTile& tile, const TensorView& a, int64_t m,
                       const TensorView& b, int64_t n, int64_t k, bool a_tail, const char* op, bool a_k_major,
                       bool b_k_major) {
@@ -30,13 +36,13 @@ void set_operand_maps(device::Sm90GemmParams& p, const GemmTile& tile, const Ten
   if (!a_k_major) {
     p.tma_a = mn_major_operand_map(a, m, k, k_block, op);
   } else if (!tail || m >= tile.block_m) {
-    p.tma_a = operand_map(a, m, k, uint32_t(tile.block_m / tile.cluster_n), op);
+    p.tma_a = operand_map(a, m, k, uint32_t(shared_box_rows(tile.block_m, tile.cluster_n)), op);
   }
   if (tail) {
     p.a_tail_rows = static_cast<int>((m_tail + 7) / 8 * 8);
     p.tma_a_tail = operand_map(a, m, k, uint32_t(p.a_tail_rows), op);
   }
-  p.tma_b = b_k_major ? operand_map(b, n, k, uint32_t(tile.block_n / tile.cluster_m), op)
+  p.tma_b = b_k_major ? operand_map(b, n, k, uint32_t(shared_box_rows(tile.block_n, tile.cluster_m)), op)
                       : mn_major_operand_map(b, n, k, k_block, op);
 }
 

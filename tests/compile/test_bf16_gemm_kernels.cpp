@@ -62,6 +62,32 @@ TEST(Bf16GemmKernels, WidestTilesCompileWithNvrtc) {
   testing::compile_all_clean(sources);
 }
 
+TEST(Bf16GemmKernels, PairSharingWholeBTileCompilesWithNvrtc) {
+  // A B-sharing pair whose half of B is not whole 8-row swizzle atoms (128x152 on M): the first CTA loads and
+  // multicasts the whole K-major B tile; A K-major and MN-major, BF16 and FP32 += D. An MN-major B keeps its 64-row
+  // boxes: a pair's half of it must be whole boxes, so 152 columns are refused there.
+  std::vector<jit::KernelSource> sources;
+  for (const Layout& l : every_layout()) {
+    heuristics::Bf16GemmProblem p{.m = 8192, .n = 8192, .k = 8192, .a_k_major = l.a_k_major,
+                                  .b_k_major = l.b_k_major, .out_dtype = l.out_dtype, .accumulate = l.accumulate};
+    const auto c = heuristics::build_bf16_gemm_config(p, {128, 152, 2, 1, 1});
+    if (l.b_k_major == 0) {
+      EXPECT_FALSE(c.has_value());
+      continue;
+    }
+    ASSERT_TRUE(c && device::is_valid(*c) && device::pair_loads_whole_b(*c));
+    sources.push_back(api::render_sm90_bf16_gemm(*c));
+  }
+  // The group-ids scheduler, where a pair split between two groups loads a whole B tile in each CTA (no multicast).
+  const auto ids = heuristics::build_bf16_gemm_config(
+      heuristics::make_bf16_m_grouped_problem(device::kGroupingMIds, 4096, 8192, 8192, 8, 128, 132, 100),
+      {128, 152, 2, 1, 1});
+  ASSERT_TRUE(ids && device::pair_loads_whole_b(*ids));
+  sources.push_back(api::render_sm90_bf16_gemm(*ids));
+  EXPECT_EQ(sources.size(), 9u);
+  testing::compile_all_clean(sources);
+}
+
 TEST(Bf16GemmKernels, EveryBuildableConfigIsInsideTheCompiledEnvelope) {
   size_t built = 0;
   for (const Layout& l : every_layout()) {

@@ -178,6 +178,26 @@ TEST(Fp8GemmKernels, ScaleChunksCompileWithNvrtc) {
   expect_configs_compile(configs);
 }
 
+TEST(Fp8GemmKernels, PairSharingWholeBTileCompilesWithNvrtc) {
+  // A CTA pair sharing B whose half is not whole 8-row swizzle atoms (1D1D 128x152 on M, DeepGEMM's weight-gradient
+  // tile): the first CTA loads and multicasts the whole B tile. Both sfb layouts (row-major: in chunks).
+  std::vector<device::Sm90Fp8GemmConfig> configs;
+  for (int sfb_k_major : {0, 1}) {
+    device::Sm90Fp8GemmConfig c = recipe_config(device::kRecipe1D1D);
+    c.block_m = 128;
+    c.block_n = 152;
+    c.cluster_m = 2;
+    c.cluster_n = 1;
+    c.promote_overlap = 0;
+    c.sfb_k_major = sfb_k_major;
+    c.sf_chunks = sfb_k_major;
+    c.num_stages = heuristics::max_stages(c);
+    ASSERT_TRUE(device::pair_loads_whole_b(c));
+    configs.push_back(c);
+  }
+  expect_configs_compile(configs);
+}
+
 TEST(Fp8GemmKernels, ThreeMathWarpgroupsCompileWithNvrtc) {
   // block_m 192: three math warpgroups of 152 registers (one m64 wave each). 1D2D 128-wide with per-stage and
   // in-register B scales, turns, D in the last stage, row-major A scales staged by the producer warps; 1D1D

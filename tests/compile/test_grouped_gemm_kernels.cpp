@@ -45,7 +45,8 @@ TEST(GroupedGemmKernels, SuitePicksCompileWithNvrtc) {
 
 TEST(GroupedGemmKernels, EverySchedulerCompilesWithNvrtc) {
   // Each grouped scheduler with each pairing it allows: group ids alone and with an A-sharing pair, row ranges with
-  // both pairs and the 256-row tile, K groups with a B-sharing pair; row-major and MN-major A scales.
+  // both pairs and the 256-row tile, K groups with a B-sharing pair (and DeepGEMM's 128x152 one, whose first CTA loads
+  // the whole B tile); row-major and MN-major A scales.
   std::vector<jit::KernelSource> sources;
   auto add = [&](device::Sm90Fp8GemmConfig c) {
     c.num_stages = heuristics::max_stages(c);
@@ -71,7 +72,7 @@ TEST(GroupedGemmKernels, EverySchedulerCompilesWithNvrtc) {
       add(c);
     }
   }
-  for (auto [block_m, block_n, cluster_m] : {std::tuple{128, 144, 2}, {256, 96, 1}, {64, 128, 1}, {128, 152, 1}}) {
+  for (auto [block_m, block_n, cluster_m] : {std::tuple{128, 144, 2}, {256, 96, 1}, {64, 128, 1}, {128, 152, 1}, {128, 152, 2}}) {
     device::Sm90Fp8GemmConfig c;
     c.grouping = device::kGroupingK;
     c.recipe = device::kRecipe1D1D;

@@ -139,6 +139,9 @@ FORCED = {
     "128x128-pair-a": dict(block_m=128, block_n=128, cluster_n=2),
     "256x128-pair-b": dict(block_m=256, block_n=128, cluster_m=2),
     "256x64-pair-a": dict(block_m=256, block_n=64, cluster_n=2),
+    # 76 rows of B per CTA are not whole 8-row swizzle atoms: the first CTA loads and multicasts the whole K-major B
+    # tile. An MN-major B keeps its 64-row boxes, whose pair halves must be whole: refused there.
+    "128x152-pair-b-whole": dict(block_m=128, block_n=152, cluster_m=2),
     "128x64-split3": dict(block_m=128, block_n=64, k_splits=3),
     "64x128-split8": dict(block_m=64, block_n=128, k_splits=8),
     "128x64-d-in-stage": dict(block_m=128, block_n=64, d_in_stage=1),
@@ -156,6 +159,10 @@ def test_forced_tiles(name, op, out, accumulate):
     overrides = {"k_splits": 1, "d_in_stage": 0, "d_passes": 1, **FORCED[name]}  # the pick may split K
     if out == torch.float32 and overrides.get("d_in_stage"):
         overrides["d_passes"] = 2  # one 128-byte swizzle atom per pass
+    if name == "128x152-pair-b-whole" and not MAJORS[op][1]:
+        with pytest.raises(ValueError, match="MN-major operand's tile rows"):
+            hopgemm._C._bf16_gemm_with_config(*_op_args(op, a, b), d, d if accumulate else None, op, overrides)
+        return
     hopgemm._C._bf16_gemm_with_config(*_op_args(op, a, b), d, d if accumulate else None, op, overrides)
     check(d, a, b, c)
 

@@ -242,6 +242,8 @@ PIPELINES = {
     "1d1d-256x96-waves-b2": dict(block_m=256, block_n=96, promote_overlap=1, cluster_m=2, cluster_n=1),
     "1d1d-256x80-per-wave": dict(block_m=256, block_n=80, promote_overlap=0, cluster_m=1, cluster_n=1),
     "1d1d-128x160-per-wave": dict(block_m=128, block_n=160, promote_overlap=0, cluster_m=2, cluster_n=1),
+    # B shared by a pair whose half (76 rows) is not whole swizzle atoms: the first CTA loads and multicasts all of it.
+    "1d1d-128x152-whole-b-pair": dict(block_m=128, block_n=152, promote_overlap=0, cluster_m=2, cluster_n=1),
     "1d1d-128x128-across-blocks": dict(block_m=128, block_n=128, promote_overlap=1, cluster_m=1, cluster_n=2),
     "1d1d-128x128-per-wave": dict(block_m=128, block_n=128, promote_overlap=0),
     "1d2d-256x96-waves": dict(block_m=256, block_n=96, promote_overlap=1, cluster_m=1, cluster_n=2),

@@ -350,6 +350,19 @@ EP_CASES = [(4, 4096, 7168, 8192), (4, 7168, 2048, 8192),  # EP64
             (16, 4096, 7168, 2048), (16, 7168, 2048, 2048)]  # EP16
 
 
+@pytest.mark.parametrize("m", [1000, 384])
+def test_k_grouped_whole_b_tile_pair(m):
+    # DeepGEMM's 1D1D 128x152 tile on a B-sharing pair (forced: the heuristics do not rank it yet), whose half of B (76
+    # rows) is not whole swizzle atoms: the pair's first CTA loads and multicasts the whole B tile through each group's
+    # patched descriptor. M = 1000: 8 m-blocks (the last partial); 384: 3, a phantom partner per group.
+    hopgemm._C._set_grouped_config_overrides(dict(block_m=128, block_n=152, cluster_m=2, cluster_n=1,
+                                                  promote_overlap=0))
+    try:
+        run_k_grouped(m, 1000, [256, 0, 384, 1152, 128], seed=25 + m)
+    finally:
+        hopgemm._C._set_grouped_config_overrides({})
+
+
 @pytest.mark.parametrize("with_empty_group", [False, True])
 @pytest.mark.parametrize("num_groups,m,n,expected_k", EP_CASES)
 def test_k_grouped_ep_cases_reduced(num_groups, m, n, expected_k, with_empty_group):

@@ -1,9 +1,9 @@
 #pragma once
 // The producer warpgroup of a GEMM kernel: warp 0's lane 0 issues the TMA loads of A and B (one half of a shared
-// operand each, multicast to the pair; the operand policy's boxes) through the descriptors the scheduler's loader hook
-// names; the scale policy's
-// loader adds its own loads around them (the FP8 scales: collective/sm90_fp8_scale_loader.cuh) and may keep more
-// producer warps busy. The scheduler answers every coordinate.
+// operand each, or the first CTA all of it, multicast to the pair; the operand policy's boxes) through the
+// descriptors the scheduler's loader hook names; the scale policy's loader adds its own loads around them (the FP8
+// scales: collective/sm90_fp8_scale_loader.cuh) and may keep more producer warps busy. The scheduler answers every
+// coordinate.
 
 #include "hopgemm/device/collective/sm90_gemm_smem.cuh"
 #include "hopgemm/device/ptx/griddepcontrol.cuh"
@@ -53,22 +53,29 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
       if (pwarp == 0) {
         if (lane == 0) {
           ptx::mbarrier_arrive_expect_tx(full, a_tail ? a_tail_tx_bytes : K::kTxBytes);
-          // The shared operand: each CTA of the pair loads one half and multicasts it to both.
+          // The shared operand: each CTA of the pair loads one half and multicasts it to both (or the first CTA all
+          // of it, where a half is not whole swizzle atoms: shared_operand_box_rows).
           if constexpr (K::kMulticastA) {
             constexpr int kHalf = kBlockM / 2;
+            static_assert(shared_operand_box_rows(kBlockM) == kHalf, "A's halves are whole swizzle atoms");
             LoadA::template load_multicast<kHalf>(a_dst + cta_rank * kHalf * kRowBytes, maps.a(params), k0,
                                                   m0 + cta_rank * kHalf, bar, 0b11);
           } else {
             LoadA::template load<kBlockM>(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0, bar);
           }
           if constexpr (K::kMulticastB) {
-            constexpr int kHalf = kBlockN / 2;
+            constexpr int kBox = shared_operand_box_rows(kBlockN);  // the rows of tma_b's box (the host's map)
             if (sched.shares_b(u)) {
-              LoadB::template load_multicast<kHalf>(b_dst + cta_rank * kHalf * kRowBytes, maps.b(params), k0,
-                                                    n0 + cta_rank * kHalf, bar, 0b11);
-            } else {  // the pair's tiles take different B rows: each CTA loads both halves of its own
-              LoadB::template load<kHalf>(b_dst, maps.b(params), k0, n0, bar);
-              LoadB::template load<kHalf>(b_dst + kHalf * kRowBytes, maps.b(params), k0, n0 + kHalf, bar);
+              if constexpr (kBox < kBlockN) {
+                LoadB::template load_multicast<kBox>(b_dst + cta_rank * kBox * kRowBytes, maps.b(params), k0,
+                                                     n0 + cta_rank * kBox, bar, 0b11);
+              } else if (cta_rank == 0) {
+                LoadB::template load_multicast<kBox>(b_dst, maps.b(params), k0, n0, bar, 0b11);
+              }
+            } else {  // the pair's tiles take different B rows: each CTA loads all of its own (both halves)
+              LoadB::template load<kBox>(b_dst, maps.b(params), k0, n0, bar);
+              if constexpr (kBox < kBlockN)
+                LoadB::template load<kBox>(b_dst + kBox * kRowBytes, maps.b(params), k0, n0 + kBox, bar);
             }
           } else {
             LoadB::template load<kBlockN>(b_dst, maps.b(params), k0, n0, bar);

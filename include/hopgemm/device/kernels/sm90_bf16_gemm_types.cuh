@@ -11,7 +11,8 @@
 // (multiples of 16); base addresses 16-byte aligned.
 //   tma_a   K-major (a_k_major):  dims {K, M}  box {64, block_m / cluster_n}; MN-major: dims {M, K}  box {64, 64}
 //   tma_a_tail (K-major A only) as tma_a, box {64, a_tail_rows}, when a_tail_rows > 0 (as the FP8 kernel's)
-//   tma_b   K-major (b_k_major):  dims {K, N}  box {64, block_n / cluster_m}; MN-major: dims {N, K}  box {64, 64}
+//   tma_b   K-major (b_k_major):  dims {K, N}  box {64, block_n / cluster_m} (the whole tile where that half is not
+//           whole 8-row atoms: shared_operand_box_rows); MN-major: dims {N, K}  box {64, 64}
 //   tma_d   as the FP8 kernel's (kernels/sm90_fp8_gemm_types.cuh): BFLOAT16 or FLOAT32 (out_dtype).
 // An MN-major operand is loaded one 64-row box at a time (collective/sm90_operands.cuh: Sm90OperandTileLoad), so its
 // tile rows (and a CTA pair's half of them) are whole multiples of 64.

@@ -24,7 +24,9 @@
 //           box {d_swizzle_bytes(cfg) / elem_bytes, block_m / num_math_wgs(cfg)}, swizzle d_swizzle_bytes(cfg)
 //           (128 -> SWIZZLE_128B, 64 -> 64B, 32 -> 32B, 16 -> SWIZZLE_NONE).
 // Unused descriptors may be left zeroed. The multicast operand's box is half the tile (each CTA of the
-// pair loads one half and multicasts it), hence the "/ cluster" in the box rows.
+// pair loads one half and multicasts it), hence the "/ cluster" in the box rows; where that half is not whole 8-row
+// swizzle atoms (block_n of 8 mod 16 on a 2x1 pair) the box is the whole tile, which the first CTA loads
+// (shared_operand_box_rows).
 // Plain pointers: sfa when sfa_k_major == 1 ([M, ceil(K/128)], element (r, kb) at r * sfa_ld + kb * sfa_kstride:
 // row-major, or MN-major where tiles start at rows TMA cannot (below); read with ld.global, 16-byte vectors when sfa
 // is 16-byte aligned, sfa_kstride == 1 and sfa_ld % 4 == 0, else scalar); sfb (cp.async)

@@ -64,6 +64,19 @@ template <Sm90GemmConfig C>
 HOPGEMM_HOST_DEVICE constexpr int waves_per_wg(const C& c) { return c.block_m / num_math_wgs(c) / 64; }
 template <Sm90GemmConfig C>
 HOPGEMM_HOST_DEVICE constexpr int cluster_size(const C& c) { return c.cluster_m * c.cluster_n; }
+// Rows of a CTA pair's shared operand (A of a 1x2 pair, B of a 2x1 pair) that one CTA loads and multicasts: half the
+// tile where that half is whole 8-row swizzle atoms (1024 bytes, the 128-byte swizzle's period), each CTA loading one;
+// else (widths of 8 mod 16 rows, as DeepGEMM's 1D1D 128x152 weight-gradient tile) the pair's first CTA loads the whole
+// tile, as DeepGEMM does for every shared operand. A's halves (32..128 rows) always are whole atoms. An MN-major
+// operand (BF16) loads 64-row boxes: its family's rules keep a pair's half of it whole boxes, so its half applies.
+HOPGEMM_HOST_DEVICE constexpr int shared_operand_box_rows(int block_rows) {
+  return (block_rows / 2) % 8 == 0 ? block_rows / 2 : block_rows;
+}
+// A B-sharing pair whose first CTA loads the whole B tile (shared_operand_box_rows).
+template <Sm90GemmConfig C>
+HOPGEMM_HOST_DEVICE constexpr bool pair_loads_whole_b(const C& c) {
+  return c.cluster_m == 2 && shared_operand_box_rows(c.block_n) == c.block_n;
+}
 template <Sm90GemmConfig C>
 HOPGEMM_HOST_DEVICE constexpr bool stores_fp32(const C& c) { return c.out_dtype == kOutFp32; }
 template <Sm90GemmConfig C>
@@ -196,13 +209,13 @@ HOPGEMM_HOST_DEVICE constexpr const char* common_config_violation(const C& c) {
   // The last split sums the partials in place in its accumulators' registers (ptxas: no spill at 256x128, 128x192
   // or 256x112 since; a second set of sums beside them spilled 24-548 bytes there).
   const bool splits_ok = c.k_splits >= 1 && c.k_splits <= 16 && (c.k_splits == 1 || cluster_size(c) == 1);
-  const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2 &&
-                          (c.cluster_m == 1 || (c.block_n / 2) % 8 == 0) &&
-                          (c.cluster_n == 1 || (c.block_m / 2) % 8 == 0);
+  // A pair's shared operand whose half is not whole swizzle atoms is loaded whole by the first CTA
+  // (shared_operand_box_rows).
+  const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2;
   if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
   if (!in_stage_ok) return "d_in_stage needs one 128-byte swizzle atom per pass";
   if (!splits_ok) return "k_splits is 1..16, and split-K takes no cluster";
-  if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1, the shared tile's half a multiple of 8 rows";
+  if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1";
   if (c.num_stages < 2 || c.num_stages > 16) return "num_stages is 2..16";
   return nullptr;
 }
