@@ -5,6 +5,7 @@
 // so it overlaps the next tile's mainloop.
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/epilogue/sm90_column_map.cuh"
 #include "hopgemm/device/pipeline/sm90_named_barriers.cuh"
 #include "hopgemm/device/ptx/barrier.cuh"
 #include "hopgemm/device/ptx/convert.cuh"
@@ -30,7 +31,10 @@ HOPGEMM_DEVICE u32 d_tile_offset(u32 row, u32 col_bytes) {
 // kPasses > 1: the smem buffer holds only kBlockN / kPasses columns (kAtoms / kPasses swizzle atoms);
 // the warpgroup writes and stores one column slice per pass, waiting for the previous slice's TMA store
 // to finish reading the buffer before overwriting it.
-template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle, int kPasses = 1>
+// Columns: where each box's first column lands in D (epilogue/sm90_column_map.cuh; the identity for every GEMM but
+// skip_head_mid's).
+template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle, int kPasses = 1,
+          class Columns = Sm90IdentityColumns>
 HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem_d, const TmaDescriptor* tma_d,
                                u32 wg, i32 m0, i32 n0) {
   constexpr int kWaves = kWgRows / 64;
@@ -94,7 +98,7 @@ HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem
       for (int al = 0; al < kAtomsPerPass; ++al) {
         const int a = p * kAtomsPerPass + al;
         const u32 src = smem_d + al * (kBlockM * kSwizzle) + wg * kWgRows * kSwizzle;
-        const i32 x = n0 + a * (kSwizzle / kElem), y = m0 + static_cast<i32>(wg) * kWgRows;
+        const i32 x = Columns::map(n0 + a * (kSwizzle / kElem)), y = m0 + static_cast<i32>(wg) * kWgRows;
         if constexpr (kAccumulate)
           ptx::cp_reduce_async_bulk_tensor_2d_add(tma_d, x, y, src);
         else

@@ -1,0 +1,52 @@
+"""DeepGEMM's remaining SM90 ops (issue 31, item 2) refuse bad arguments with an error naming the argument, before
+anything asks the device: stand-in torch tensors on "cuda" (fake_torch.py), in a fresh process, on a machine without a
+GPU. The GPU tests (tests/gpu/test_skip_head_mid.py, ...) check what the ops compute."""
+import os
+import subprocess
+import sys
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_with_fake_torch(body):
+    code = "import fake_torch\ntorch = fake_torch.install()\nimport hopgemm\nimport pytest\n" + textwrap.dedent(body)
+    env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_skip_head_mid_argument_errors():
+    run_with_fake_torch("""
+        T = torch.Tensor
+        def operands(m, n, k):
+            a = (T((m, k), dtype=torch.float8_e4m3fn, ptr=0x100000), T((m, (k + 127) // 128), dtype=torch.float32, ptr=0x200000))
+            b = (T((n, k), dtype=torch.float8_e4m3fn, ptr=0x300000),
+                 T(((n + 127) // 128, (k + 127) // 128), dtype=torch.float32, ptr=0x400000))
+            return a, b
+        a, b = operands(256, 512, 512)
+        d = T((256, 640), dtype=torch.bfloat16, ptr=0x500000)
+        op = hopgemm.fp8_gemm_nt_skip_head_mid
+        cases = [
+            ((128, 64, 96), d, "argument 'head_splits' must be multiples of 64 columns"),
+            ((128, 0, 128), d, "argument 'head_splits' must be \\\\(left, mid, right\\\\) with mid > 0"),
+            ((0, 64, 0), d, "mid > 0 and left \\\\+ right > 0"),
+            ((192, 64, 64), T((256, 704), dtype=torch.bfloat16, ptr=0x500000), "argument 'd' must have shape"),
+            ((128, 64, 128), T((256, 512), dtype=torch.bfloat16, ptr=0x500000), "argument 'd' must have shape"),
+        ]
+        for splits, out, match in cases:
+            with pytest.raises(ValueError, match=match):
+                op(a, b, out, splits)
+        with pytest.raises(ValueError, match="argument 'b' must have N a multiple of left \\\\+ right = 256"):
+            a3, b3 = operands(256, 384, 512)
+            op(a3, b3, T((256, 480), dtype=torch.bfloat16, ptr=0x500000), (128, 64, 128))
+        with pytest.raises(ValueError, match="argument 'head_splits' must be multiples of 32 columns"):
+            op(a, b, T((256, 640), dtype=torch.float32, ptr=0x500000), (128, 48, 128))
+        with pytest.raises(ValueError, match="argument 'recipe' must be \\\\(1, 128, 128\\\\)"):
+            op(a, b, T((256, 640), dtype=torch.float32, ptr=0x500000), (128, 64, 128), recipe=(1, 1, 128))
+        with pytest.raises(ValueError, match="argument 'a' must have K > 0"):
+            a0, b0 = operands(256, 512, 0)
+            op(a0, b0, d, (128, 64, 128))
+        with pytest.raises(TypeError):
+            op(a, b, d, (128, 64))
+    """)
