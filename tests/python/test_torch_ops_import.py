@@ -16,6 +16,8 @@ from conftest import requires_torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 GEMMS = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
+# fp8_gemm_nt_skip_head_mid: the dense GEMM's parameters with head_splits in c's place, recipe only.
+HEAD_SPLIT_GEMMS = {"fp8_gemm_nt_skip_head_mid": ["a", "sfa", "b", "sfb", "d", "head_splits", "recipe"]}
 BF16_GEMMS = ["bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 # The grouped GEMM ops and their parameters after (a, sfa, b, sfb, d).
 GROUPED_GEMMS = {
@@ -29,7 +31,8 @@ GROUPED_GEMMS = {
 # The BF16 M-grouped ops: the FP8 ones' parameters without scales and recipes, after (a, b, d).
 BF16_GROUPED_GEMMS = {
     **dict.fromkeys(["m_grouped_bf16_gemm_nt_contiguous", "m_grouped_bf16_gemm_nn_contiguous"], [
-        "grouped_layout", "use_psum_layout", "expected_m_for_psum_layout", "m_indices", "use_packed_layout"]),
+        "grouped_layout", "use_psum_layout", "expected_m_for_psum_layout", "m_indices", "use_packed_layout",
+        "zero_padding_blocks"]),
     "m_grouped_bf16_gemm_nt_masked": ["masked_m", "expected_m"],
     "k_grouped_bf16_gemm_tn_contiguous": ["ks", "ks_tensor", "c", "use_psum_layout"],
 }
@@ -42,7 +45,7 @@ INDEXER = {
     "fp8_paged_mqa_logits": ["q", "kv_cache", "weights", "context_lens", "block_table", "schedule_meta",
                              "max_context_len", "clean_logits", "logits_dtype"],
 }
-ALL_OPS = GEMMS + BF16_GEMMS + list(GROUPED_GEMMS) + list(BF16_GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
+ALL_OPS = GEMMS + list(HEAD_SPLIT_GEMMS) + BF16_GEMMS + list(GROUPED_GEMMS) + list(BF16_GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
 
 STAND_IN_INIT = '''
 """Stand-in torch: dtypes, a shape-only Tensor, torch.ops and torch.library.custom_op (recording)."""
@@ -185,6 +188,10 @@ def test_declared_signatures(stand_in_torch):
             assert sig.parameters["c"].default is None and sig.parameters["recipe"].default is None
             assert sig.return_annotation is None
             assert op.fn.__name__ == name
+        for name, params in {HEAD_SPLIT_GEMMS!r}.items():
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == params and op.mutates_args == ("d",) and op.fn.__name__ == name, sig
         for name in {BF16_GEMMS!r}:
             op = ops[name]
             sig = inspect.signature(op.fn)
