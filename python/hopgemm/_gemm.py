@@ -48,9 +48,11 @@ fp8_gemm_tt = _declare("fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M] 
 
 
 def _skip_head_mid_args(default_dims):
-    """DeepGEMM's arguments of fp8_gemm_nt_skip_head_mid: the dense GEMM's with head_splits in c's place."""
+    """DeepGEMM's arguments of fp8_gemm_nt_skip_head_mid: the dense GEMM's with head_splits in c's place and only the
+    3-tuple recipe (its one recipe is (1, 128, 128))."""
     head_splits = Arg("head_splits", "Sequence[int]", torch="List[int]")
-    return [head_splits if arg.name == "c" else arg for arg in _gemm_args(default_dims)]
+    return [head_splits if arg.name == "c" else arg for arg in _gemm_args(default_dims)
+            if arg.name not in ("recipe_a", "recipe_b")]
 
 
 fp8_gemm_nt_skip_head_mid = _declare(

@@ -51,11 +51,11 @@ void def_fp8_gemm(nb::module_& m, const char* name, const char* compiled_dims, c
 }
 
 // fp8_gemm_nt_skip_head_mid(a, b, d, head_splits=(left, mid, right), recipe=None, compiled_dims="nk",
-// disable_ue8m0_cast=False), DeepGEMM's signature, plus recipe_a / recipe_b and stream= as the dense GEMMs take them.
+// disable_ue8m0_cast=False), DeepGEMM's signature, plus stream=.
 void fp8_gemm_nt_skip_head_mid(nb::handle a, nb::handle b, nb::handle d, const std::array<int, 3>& head_splits,
-                               const Recipe& recipe, const OperandRecipe& recipe_a, const OperandRecipe& recipe_b,
-                               std::string compiled_dims, bool disable_ue8m0_cast, nb::handle stream) {
-  const GemmOptions options = gemm_options("fp8_gemm_nt_skip_head_mid", recipe, recipe_a, recipe_b,
+                               const Recipe& recipe, std::string compiled_dims, bool disable_ue8m0_cast,
+                               nb::handle stream) {
+  const GemmOptions options = gemm_options("fp8_gemm_nt_skip_head_mid", recipe, std::nullopt, std::nullopt,
                                            std::move(compiled_dims), disable_ue8m0_cast);
   CallContext ctx;
   const GemmTensors t = gemm_tensors(a, b, d, ctx);
@@ -94,8 +94,7 @@ void bind_gemm(nb::module_& m) {
   def_fp8_gemm<&fp8_gemm_tn>(m, "fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N].");
   def_fp8_gemm<&fp8_gemm_tt>(m, "fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M].");
   m.def("fp8_gemm_nt_skip_head_mid", &fp8_gemm_nt_skip_head_mid, "a"_a.none(), "b"_a.none(), "d"_a.none(),
-        "head_splits"_a, "recipe"_a.none() = nb::none(), "recipe_a"_a.none() = nb::none(),
-        "recipe_b"_a.none() = nb::none(), "compiled_dims"_a = "nk", "disable_ue8m0_cast"_a = false,
+        "head_splits"_a, "recipe"_a.none() = nb::none(), "compiled_dims"_a = "nk", "disable_ue8m0_cast"_a = false,
         "stream"_a.none() = nb::none(),
         "fp8_gemm_nt (recipe (1, 128, 128)) whose heads of left + right columns land in d's heads of left + mid + "
         "right columns, the middle `mid` ones untouched: head_splits = (left, mid, right).");
