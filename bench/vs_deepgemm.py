@@ -52,6 +52,10 @@ generators build them; rows GxMxNxK with M the expected rows per group, K the ex
                    (8, 4096, 7168, 4096), (8, 7168, 2048, 4096), (16, 4096, 7168, 2048), (16, 7168, 2048, 2048);
                    ks[g] = align(int(K * U(0.7, 1.3)), 128), flat K-major operands cast per channel per group, FP32
                    D += A_g B_g^T with C = D: k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, d).
+DeepGEMM's remaining SM90 ops (--sets only, not in a suite):
+  skip-head-mid    4 rows: M in (128, 4096) x (N, K) in ((32768, 512), (8192, 512)), head_splits (128, 64, 128)
+                   (DeepGEMM's tests/test_attention.py): fp8_gemm_nt_skip_head_mid(a, b, d, head_splits), 1D2D,
+                   D [M, N / 256 * 320] BF16, the middle columns untouched (calc_diff over the GEMM's columns).
 DeepGEMM 54e2261 (HEAD) names the layout arguments grouped_layout / ks_cpu where its SEED named them m_indices / ks:
 every call passes them by position. --sfa applies to A's scales (and, for kgrouped, B's: "mn" = sf.T of the
 [sum_k / 128, MN] scales, as DeepGEMM's tests pass them; "row": hopgemm takes MN-major k-grouped scales only, so its
@@ -198,6 +202,45 @@ def call_dense(lib, case, layout, d):
         lib.fp8_gemm_nt(a, b, d, c=d, recipe=(1, 1, 128))
     else:
         lib.fp8_gemm_nt(a, b, d)
+
+
+# ---- fp8_gemm_nt_skip_head_mid (DeepGEMM's tests/test_attention.py) --------------------------------------------------
+
+SKIP_HEAD_MID_SPLITS = (128, 64, 128)  # (left, mid, right), as DeepGEMM's test_gemm_skip_head_mid
+SKIP_HEAD_MID_SHAPES = tuple((m, n, k) for m in (128, 4096) for n, k in ((32768, 512), (8192, 512)))
+
+
+@dataclass
+class HeadSplitCase(DenseCase):
+    """A 1D2D DenseCase whose D holds heads of left + mid + right columns: each head's left + right GEMM columns
+    around `mid` untouched ones (fp8_gemm_nt_skip_head_mid)."""
+
+    head_splits: tuple = SKIP_HEAD_MID_SPLITS
+
+    @property
+    def d_cols(self):
+        left, mid, right = self.head_splits
+        return self.n // (left + right) * (left + mid + right)
+
+    def new_output(self):
+        torch = _torch()
+        return torch.full((self.m, self.d_cols), float("nan"), device="cuda", dtype=torch.bfloat16)
+
+    def checked(self, d):
+        """The GEMM's columns of d, [m, n] in GEMM order (the middle ones are left NaN by both libraries)."""
+        torch = _torch()
+        left, mid, right = self.head_splits
+        heads = d.view(self.m, -1, left + mid + right)
+        return torch.cat([heads[:, :, :left], heads[:, :, left + mid:]], dim=2).reshape(self.m, self.n)
+
+
+def _make_skip_head_mid(shape, layouts, seed):
+    return HeadSplitCase(**vars(make_dense_case(shape, layouts, seed, accumulate=False)))
+
+
+def call_skip_head_mid(lib, case, layout, d):
+    a, b = case.operands[layout]
+    lib.fp8_gemm_nt_skip_head_mid(a, b, d, case.head_splits)
 
 
 # ---- grouped cases (reference §7.3: DeepGEMM's generators, quantised by hopgemm) ------------------------------------
@@ -518,6 +561,7 @@ SETS = {
         BenchSet("masked-4x", tuple((g, m, n, k) for g, m in MASKED_4X_GROUPS for n, k in MASKED_4X_NK),
                  _make_masked_4x, call_masked, call_masked, variants=(("right_expected_m", call_masked_right_hint),)),
         BenchSet("kgrouped", K_GROUPED_CASES, make_k_grouped_case, call_k_grouped_hopgemm, call_k_grouped),
+        BenchSet("skip-head-mid", SKIP_HEAD_MID_SHAPES, _make_skip_head_mid, call_skip_head_mid, call_skip_head_mid),
     )
 }
 # --suites: named groups of sets.
