@@ -50,3 +50,42 @@ def test_skip_head_mid_argument_errors():
         with pytest.raises(TypeError):
             op(a, b, d, (128, 64))
     """)
+
+
+def test_einsum_argument_errors():
+    run_with_fake_torch("""
+        T = torch.Tensor
+        bf16 = torch.bfloat16
+        x = T((32, 8, 512), dtype=bf16, ptr=0x100000)
+        y = T((8, 1024, 512), dtype=bf16, ptr=0x200000)
+        z = T((32, 8, 1024), dtype=bf16, ptr=0x300000)
+        with pytest.raises(NotImplementedError, match="einsum: expression 'bhr,hrd->bhd' is not one of DeepGEMM's SM90"):
+            hopgemm.einsum("bhr,hrd->bhd", x, y, z)
+        with pytest.raises(ValueError, match="argument 'd' must have shape"):
+            hopgemm.einsum("bhr,hdr->bhd", x, y, T((32, 8, 512), dtype=bf16, ptr=0x300000))
+        with pytest.raises(ValueError, match="argument 'b' must have shape"):
+            hopgemm.einsum("bhd,hdr->bhr", T((32, 8, 1024), dtype=bf16, ptr=0x100000),
+                           T((8, 512, 1024), dtype=bf16, ptr=0x200000), z)
+        with pytest.raises(ValueError, match="argument 'c' is taken only by 'bmk,bnk->mn'"):
+            hopgemm.einsum("bhr,hdr->bhd", x, y, z, z)
+        with pytest.raises(ValueError, match="argument 'a' must be bfloat16"):
+            hopgemm.einsum("bhr,hdr->bhd", T((32, 8, 512), dtype=torch.float32, ptr=0x100000), y, z)
+        with pytest.raises(ValueError, match="argument 'd' must be bfloat16"):
+            hopgemm.einsum("bhr,hdr->bhd", x, y, T((32, 8, 1024), dtype=torch.float32, ptr=0x300000))
+        strided = T((32, 8, 512), dtype=bf16, strides=(4096, 1, 8), ptr=0x100000)
+        with pytest.raises(ValueError, match="argument 'a' must have its last dimension contiguous"):
+            hopgemm.einsum("bhr,hdr->bhd", strided, y, z)
+        with pytest.raises(ValueError, match="argument 'a' must have K a multiple of 8"):
+            hopgemm.einsum("bhr,hdr->bhd", T((32, 8, 500), dtype=bf16, ptr=0x100000),
+                           T((8, 1024, 500), dtype=bf16, ptr=0x200000), z)
+        # bmk,bnk->mn: d [m, n], c of d's dtype and shape.
+        a = T((129, 128, 128), dtype=bf16, ptr=0x100000)
+        b = T((129, 384, 128), dtype=bf16, ptr=0x200000)
+        d = T((128, 384), dtype=torch.float32, ptr=0x300000)
+        with pytest.raises(ValueError, match="argument 'b' must have shape"):
+            hopgemm.einsum("bmk,bnk->mn", a, T((128, 384, 128), dtype=bf16, ptr=0x200000), d, d)
+        with pytest.raises(ValueError, match="argument 'c' must be float32"):
+            hopgemm.einsum("bmk,bnk->mn", a, b, d, T((128, 384), dtype=bf16, ptr=0x400000))
+        with pytest.raises(ValueError, match="argument 'd' must have 2 dimensions"):
+            hopgemm.einsum("bmk,bnk->mn", a, b, T((1, 128, 384), dtype=torch.float32, ptr=0x300000))
+    """)

@@ -23,6 +23,8 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
   // (the host encodes none for an MN-major A).
   using LoadA = typename K::Operands::LoadA;
   using LoadB = typename K::Operands::LoadB;
+  // A batched scheduler's operands are 3-D maps, the batch their third coordinate.
+  constexpr bool kBatched = scheduler::kBatchedLoads<Scheduler>;
   typename K::Scales::Loader scales(params, smem.scales, pwarp, lane);
   if (pwarp != 0 && !scales.loads()) return;
 
@@ -49,6 +51,7 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
       const u32 bar = ptx::smem_addr(full);
       const u32 a_dst = smem.a_stage(s), b_dst = smem.b_stage(s);
       const i32 k0 = sched.k_offset(u, kb);
+      const i32 batch = scheduler::load_batch(sched, u, kb);
       const auto scale_k = scales.k_block(sched, u, kb, s);
       if (pwarp == 0) {
         if (lane == 0) {
@@ -56,22 +59,24 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
           // The shared operand: each CTA of the pair loads one half and multicasts it to both.
           if constexpr (K::kMulticastA) {
             constexpr int kHalf = kBlockM / 2;
-            LoadA::template load_multicast<kHalf>(a_dst + cta_rank * kHalf * kRowBytes, maps.a(params), k0,
-                                                  m0 + cta_rank * kHalf, bar, 0b11);
+            LoadA::template load_multicast<kHalf, kBatched>(a_dst + cta_rank * kHalf * kRowBytes, maps.a(params), k0,
+                                                            m0 + cta_rank * kHalf, batch, bar, 0b11);
           } else {
-            LoadA::template load<kBlockM>(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0, bar);
+            LoadA::template load<kBlockM, kBatched>(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0,
+                                                    batch, bar);
           }
           if constexpr (K::kMulticastB) {
             constexpr int kHalf = kBlockN / 2;
             if (sched.shares_b(u)) {
-              LoadB::template load_multicast<kHalf>(b_dst + cta_rank * kHalf * kRowBytes, maps.b(params), k0,
-                                                    n0 + cta_rank * kHalf, bar, 0b11);
+              LoadB::template load_multicast<kHalf, kBatched>(b_dst + cta_rank * kHalf * kRowBytes, maps.b(params),
+                                                              k0, n0 + cta_rank * kHalf, batch, bar, 0b11);
             } else {  // the pair's tiles take different B rows: each CTA loads both halves of its own
-              LoadB::template load<kHalf>(b_dst, maps.b(params), k0, n0, bar);
-              LoadB::template load<kHalf>(b_dst + kHalf * kRowBytes, maps.b(params), k0, n0 + kHalf, bar);
+              LoadB::template load<kHalf, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar);
+              LoadB::template load<kHalf, kBatched>(b_dst + kHalf * kRowBytes, maps.b(params), k0, n0 + kHalf, batch,
+                                                    bar);
             }
           } else {
-            LoadB::template load<kBlockN>(b_dst, maps.b(params), k0, n0, bar);
+            LoadB::template load<kBlockN, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar);
           }
           scales.issue_with_operands(scale_k, bar, n0);
         }
