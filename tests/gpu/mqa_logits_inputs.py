@@ -101,7 +101,11 @@ def check_prefill(q_bf, kv_bf, q, kv, sf, w, ks, ke, dtype=torch.float32, clean=
     z = torch.zeros_like(got)
     got_v, sim_v, bf_v = torch.where(valid, got, z), torch.where(valid, simulated, z), torch.where(valid, bf16_ref, z)
     assert calc_diff(got_v, sim_v) < tol(dtype == torch.bfloat16)
-    assert calc_diff(got_v, bf_v) < 1e-3
+    # Against the unquantised inputs, DeepGEMM's 1e-3 holds for the FP8 rounding averaged over many logits; over a
+    # handful it does not (fuzz mqa_logits:29, one valid logit: 14.125 against 12.94, 3.8e-3, while the FP8-simulated
+    # reference gave 14.117, 1.7e-7). The simulated check above is the kernel's bound either way.
+    if int(valid.sum()) >= 256:
+        assert calc_diff(got_v, bf_v) < 1e-3
     return buf
 
 

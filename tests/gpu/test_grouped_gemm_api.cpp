@@ -100,14 +100,18 @@ struct MGroupedInputs {
   }
 };
 
-constexpr int kUntouched = -1, kAnything = -2;
+constexpr int kUntouched = -1, kAnything = -2, kZeroed = -3;
 
-// Checks D rows: row r must hold group_of[r]'s result, stay NaN where group_of[r] is kUntouched, and may hold anything
-// where it is kAnything.
+// Checks D rows: row r must hold group_of[r]'s result, stay NaN where group_of[r] is kUntouched, hold +0 where it is
+// kZeroed, and may hold anything where it is kAnything.
 void check_rows(const MGroupedInputs& in, const std::vector<uint16_t>& d, const std::vector<int>& group_of) {
   for (int64_t r = 0; r < in.rows; ++r) {
     const int g = group_of[r];
     if (g == kAnything) continue;
+    if (g == kZeroed) {
+      for (int64_t c = 0; c < in.n; ++c) ASSERT_EQ(d[r * in.n + c], 0) << "row " << r << " must be zeroed";
+      continue;
+    }
     if (g == kUntouched) {
       for (int64_t c = 0; c < in.n; ++c) ASSERT_EQ(d[r * in.n + c], kBf16Nan) << "row " << r << " must stay untouched";
       continue;
@@ -120,8 +124,10 @@ void check_rows(const MGroupedInputs& in, const std::vector<uint16_t>& d, const 
   }
 }
 
-TEST(GroupedGemmApi, ContiguousGroupIdsSkipPaddingBlocks) {
-  HOPGEMM_SKIP_WITHOUT_GPU();
+// Whole aligned blocks of -1 ids: zeroed (DeepGEMM's behaviour, the default) or, with zero_padding_blocks = false,
+// left untouched; -1 rows inside a group's block receive A_pad @ B[g]^T or, where a tile of fewer rows than the
+// alignment holds only them, are left untouched (either way: anything).
+void run_group_ids_padding_blocks(bool zero_padding_blocks) {
   Rng rng;
   // Blocks of 128 rows: [padding][g0: 129 rows -> 2 blocks][g2: 1 row][padding][g3: 200 rows -> 2 blocks]; g1 empty.
   const std::vector<std::pair<int, int>> segments = {{-1, 128}, {0, 129}, {2, 1}, {-1, 128}, {3, 200}};
@@ -130,9 +136,7 @@ TEST(GroupedGemmApi, ContiguousGroupIdsSkipPaddingBlocks) {
     const int aligned = (count + 127) / 128 * 128;
     for (int i = 0; i < aligned; ++i) {
       layout.push_back(i < count ? g : -1);
-      // A whole aligned block of -1 is skipped (rows untouched); -1 rows inside a group's block receive
-      // A_pad @ B[g]^T or, where a tile of fewer rows than the alignment holds only them, are left untouched.
-      group_of.push_back(g < 0 ? kUntouched : i < count ? g : kAnything);
+      group_of.push_back(g < 0 ? (zero_padding_blocks ? kZeroed : kUntouched) : i < count ? g : kAnything);
     }
   }
   const int64_t rows = int64_t(layout.size()), n = 384, k = 640, groups = 4;
@@ -140,11 +144,22 @@ TEST(GroupedGemmApi, ContiguousGroupIdsSkipPaddingBlocks) {
   Device<int32_t> ids(std::vector<int32_t>(layout.begin(), layout.end()));
   Device<uint16_t> d(std::vector<uint16_t>(rows * n, kBf16Nan));
   MGroupedContiguousOptions options;
+  options.zero_padding_blocks = zero_padding_blocks;
   m_grouped_fp8_gemm_nt_contiguous(in.a_view({rows, k}), in.sfa_view({rows, in.sf_k}), in.b_view(), in.sfb_view(),
                                    make_tensor(d.get(), DType::kBFloat16, {rows, n}),
                                    make_tensor(ids.get(), DType::kInt32, {rows}), options, nullptr);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   check_rows(in, d.read(), group_of);
+}
+
+TEST(GroupedGemmApi, ContiguousGroupIdsZeroPaddingBlocks) {
+  HOPGEMM_SKIP_WITHOUT_GPU();
+  run_group_ids_padding_blocks(true);
+}
+
+TEST(GroupedGemmApi, ContiguousGroupIdsKeepPaddingBlocksUntouched) {
+  HOPGEMM_SKIP_WITHOUT_GPU();
+  run_group_ids_padding_blocks(false);
 }
 
 // Row ranges from cumulative ends: packed (no padding) and psum (aligned starts).
