@@ -7,7 +7,7 @@ from . import _C, _dispatch, _ops
 from ._ops import Arg
 from ._tensors import Tensor
 
-__all__ = ["einsum"]
+__all__ = ["einsum", "fp8_einsum"]
 
 _DOC = """DeepGEMM's einsum: d (written in place, nothing returned) = the expression over BF16 a and b.
 
@@ -56,3 +56,24 @@ def einsum(expr: str, a: Tensor, b: Tensor, d: Tensor, c: Optional[Tensor] = Non
 
 
 einsum.__doc__ = _DOC
+
+
+_FP8_DOC = """DeepGEMM's fp8_einsum on SM90: "bhr,hdr->bhd" over FP8 e4m3 a=(x, sfx) and b=(y, sfy), d written in place.
+
+x [b, h, r] with sfx [b, h, ceil(r/128)] FP32 per 1x128 (row-major: per_token_cast_to_fp8 of x.view(-1, r) viewed
+back), y [h, d, r] with sfy [h, ceil(d/128), ceil(r/128)] FP32 per 128x128 block (per_block_cast_to_fp8 of each head),
+d [b, h, d] BF16 or FP32: for each head h, d[:, h] = (x[:, h] * sfx) @ (y[h] * sfy)^T. recipe must be (1, 128, 128);
+no c (DeepGEMM's SM90 kernel takes none). A batched 1D2D FP8 GEMM (3-D descriptors, the batch outermost), the same
+tiles as the plain GEMM of one head. DeepGEMM's other forms ("bhd,hdr->bhr", "bhd,bhr->hdr") are SM100-only there:
+NotImplementedError. stream: as the GEMMs take it."""
+
+fp8_einsum = _ops.declare(_ops.Op("fp8_einsum", [
+    Arg("expr", "str", torch="str"),
+    Arg("a", "Tuple[Tensor, Tensor]", torch="Tensor", pair=("a", "sfa")),
+    Arg("b", "Tuple[Tensor, Tensor]", torch="Tensor", pair=("b", "sfb")),
+    Arg("d", "Tensor", torch="Tensor"),
+    # The torch op takes c and recipe without defaults (a schema's int[] default cannot be a tuple).
+    Arg("c", "Optional[Tensor]", None, torch="Optional[Tensor]", torch_default=False),
+    Arg("recipe", "Sequence[int]", (1, 128, 128), torch="List[int]", torch_default=False),
+    Arg("stream", "Any", None),
+], _FP8_DOC), _C, _dispatch)

@@ -10,9 +10,12 @@
 #include <utility>
 
 #include "api/bf16_gemm_internal.hpp"
+#include "api/fp8_scales.hpp"
+#include "api/gemm_internal.hpp"
 #include "api/sm90_launch.hpp"
 #include "api/validate.hpp"
 #include "heuristics/sm90_bf16_gemm.hpp"
+#include "heuristics/sm90_fp8_gemm.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/runtime.hpp"
 #include "runtime/workspace.hpp"
@@ -179,7 +182,90 @@ void run_bf16_einsum(const std::string& expr, const TensorView& a, const TensorV
   api::bf16_gemm_launch(kernel, choice, &params, a.device, stream);
 }
 
+// fp8_einsum "bhr,hdr->bhd": validation, the batched 1D2D problem, its params and launch.
+void run_fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                    const TensorView& sfb, const TensorView& d, const TensorView* c, const std::array<int, 3>& recipe,
+                    cudaStream_t stream) {
+  constexpr const char* op = "fp8_einsum";
+  api::Validator v(op);
+  if (expr == "bhd,hdr->bhr" || expr == "bhd,bhr->hdr") {
+    v.unsupported("expression '" + expr + "' is one of DeepGEMM's SM100 forms (its FP8 MN-major operands); on SM90 " +
+                  "fp8_einsum takes 'bhr,hdr->bhd'");
+  }
+  if (expr != "bhr,hdr->bhd") v.unsupported("expression '" + expr + "' is not DeepGEMM's SM90 form 'bhr,hdr->bhd'");
+  for (auto [t, name] : {std::pair{&a, "a"}, {&sfa, "sfa"}, {&b, "b"}, {&sfb, "sfb"}, {&d, "d"}}) {
+    v.on_device(*t, name);
+    v.rank(*t, name, {3});
+    v.non_negative_strides(*t, name);
+  }
+  v.dtype(a, "a", {DType::kFloat8E4M3});
+  v.dtype(b, "b", {DType::kFloat8E4M3});
+  v.dtype(sfa, "sfa", {DType::kFloat32});
+  v.dtype(sfb, "sfb", {DType::kFloat32});
+  v.dtype(d, "d", {DType::kBFloat16, DType::kFloat32});
+  if (c != nullptr) v.fail("c", "is not taken by fp8_einsum on SM90 (its 1D2D kernel stores D; DeepGEMM's as well)");
+  api::resolve_recipe(v, recipe, device::kRecipe1D2D, {device::kRecipe1D2D}, " by fp8_einsum");
+  // Per head h: M = b, N = d, K = r.
+  const int64_t batches = a.size(1), m = a.size(0), k = a.size(2), n = b.size(1);
+  const int64_t sf_k = device::ceil_div<int64_t>(k, 128);
+  v.shape(b, "b", {batches, n, k});
+  v.shape(d, "d", {m, batches, n});
+  v.shape(sfa, "sfa", {m, batches, sf_k});
+  v.shape(sfb, "sfb", {batches, device::ceil_div<int64_t>(n, 128), sf_k});
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}, {&sfa, "sfa"}}) {
+    if (t->size(-1) > 1 && t->stride(-1) != 1) {
+      v.fail(name, "must have its last dimension contiguous (stride 1), got strides " + api::stride_string(*t));
+    }
+  }
+  for (auto [t, name] : {std::pair{&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&d, "d"}}) v.same_device(a, "a", *t, name);
+  const bool fp32_out = d.dtype == DType::kFloat32;
+  if (k % 16 != 0) v.fail("a", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + std::to_string(k));
+  if (n % (fp32_out ? 4 : 8) != 0) {
+    v.fail("d", std::string("must have N a multiple of ") + (fp32_out ? "4 (float32" : "8 (bfloat16") +
+                    " rows of 16 bytes), got N = " + std::to_string(n));
+  }
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || batches > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
+  if (m == 0 || n == 0 || batches == 0) return;
+  if (k == 0) v.fail("a", "must have K > 0");
+  v.tma_aligned(a, "a");
+  v.tma_aligned(b, "b");
+  v.tma_aligned(d, "d");
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}}) v.no_overlap(d, "d", *t, name);
+
+  heuristics::Fp8GemmProblem problem = heuristics::make_m_grouped_problem(
+      device::kGroupingBatched, m, n, k, batches, /*sfa_k_major=*/1, 0, get_num_sms(a.device), get_tc_util());
+  problem.out_dtype = fp32_out ? device::kOutFp32 : device::kOutBf16;
+  const heuristics::Fp8GemmChoice choice = api::fp8_grouped_choice(op, problem);
+  const device::Sm90Fp8GemmConfig& cfg = choice.config;
+  const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
+  const jit::LoadedKernel& kernel = api::fp8_gemm_kernel(cfg, op, stream);
+  const BatchedView va = batched_view(a, 1, 0, 2), vb = batched_view(b, 0, 1, 2), vd = batched_view(d, 1, 0, 2);
+  device::Sm90Fp8GemmParams params{};
+  api::sm90::set_operand_maps(params, tile, va.view, m, vb.view, n, k, /*a_tail=*/false, op, true, true, va.batches,
+                              vb.batches);
+  params.tma_d = api::sm90::d_map(tile, vd.view, m, n, op, vd.batches);
+  // The scales per head: sfa [b, R] row-major (the staging warps read it, offset by the head), sfb's 128x128 blocks
+  // [ceil(d/128), R] of each head.
+  const BatchedView vsfa = batched_view(sfa, 1, 0, 2);
+  const api::RowScales sfa_rows{vsfa.view, m, sf_k, /*by_pointer=*/true, sfa.stride(0), 1};
+  const api::BlockScales sfb_blocks{sfb.data, sfb.stride(1), sfb.stride(2), sfb.stride(0)};
+  api::set_fp8_scales(params.scales, cfg, sfa_rows, nullptr, &sfb_blocks, op);
+  params.scales.sfa_group_stride = sfa.stride(1);
+  params.schedule.m = static_cast<int>(m);
+  params.schedule.n = static_cast<int>(n);
+  params.schedule.k = static_cast<int>(k);
+  params.schedule.num_groups = static_cast<int>(batches);
+  params.schedule.raster_band = choice.launch.raster_band;
+  api::fp8_gemm_launch(kernel, choice, &params, a.device, stream);
+}
+
 }  // namespace
+
+void fp8_einsum(const std::string& expr, const TensorView& a, const TensorView& sfa, const TensorView& b,
+                const TensorView& sfb, const TensorView& d, const TensorView* c, const std::array<int, 3>& recipe,
+                cudaStream_t stream) {
+  run_fp8_einsum(expr, a, sfa, b, sfb, d, c, recipe, stream);
+}
 
 void einsum(const std::string& expr, const TensorView& a, const TensorView& b, const TensorView& d, const TensorView* c,
             cudaStream_t stream) {

@@ -1,4 +1,4 @@
-// einsum's kernels: the BF16 GEMM family with the batched schedulers (scheduler/sm90_batched_scheduler.cuh), as the
+// einsum's and fp8_einsum's kernels: the BF16 and FP8 GEMM families with the batched schedulers (scheduler/sm90_batched_scheduler.cuh), as the
 // heuristics pick them for DeepGEMM's tests/test_einsum.py shapes: every pick is a valid config of its grouping and
 // compiles for sm_90a under NVRTC without spills.
 #include <gtest/gtest.h>
@@ -9,7 +9,9 @@
 
 #include "api/bf16_gemm_internal.hpp"
 #include "compile/compiled_kernel_checks.hpp"
+#include "api/gemm_sources.hpp"
 #include "heuristics/sm90_bf16_gemm.hpp"
+#include "heuristics/sm90_fp8_gemm.hpp"
 
 namespace hopgemm {
 namespace {
@@ -62,6 +64,37 @@ TEST(EinsumKernels, DeepGemmShapesCompileWithNvrtc) {
   }
   std::printf("%zu distinct einsum kernels\n", sources.size());
   testing::compile_all_clean(sources);
+}
+
+TEST(EinsumKernels, Fp8DeepGemmShapesCompileWithNvrtc) {
+  // DeepGEMM's test_fp8_bhr_hdr_bhd: (h, r, d) = (8, 4096, 1024), b in (4, 32, 128, 4096, 8192); BF16 and FP32 d.
+  std::set<std::vector<int>> seen;
+  std::vector<jit::KernelSource> sources;
+  for (int64_t b : {4, 32, 128, 4096, 8192}) {
+    for (int out : {device::kOutBf16, device::kOutFp32}) {
+      auto p = heuristics::make_m_grouped_problem(device::kGroupingBatched, b, 1024, 4096, 8, 1, 0, 132, 100);
+      p.out_dtype = out;
+      const auto choice = heuristics::choose_fp8_gemm_config(p);
+      ASSERT_GT(choice.num_tiles, 0) << heuristics::describe(p);
+      const auto& c = choice.config;
+      ASSERT_EQ(device::config_violation(c), nullptr) << heuristics::describe(choice);
+      EXPECT_EQ(c.grouping, device::kGroupingBatched);
+      EXPECT_EQ(c.k_splits, 1);
+      std::vector<int> key;
+#define HOPGEMM_KEY_FIELD(name, default_value, tunable) key.push_back(c.name);
+      HOPGEMM_SM90_FP8_GEMM_FIELDS(HOPGEMM_KEY_FIELD)
+#undef HOPGEMM_KEY_FIELD
+      if (seen.insert(key).second) sources.push_back(api::render_sm90_fp8_gemm(c));
+    }
+  }
+  std::printf("%zu distinct fp8_einsum kernels\n", sources.size());
+  testing::compile_all_clean(sources);
+  device::Sm90Fp8GemmConfig c;  // batched FP8: 1D2D, no C, no scale chunks
+  c.grouping = device::kGroupingBatched;
+  c.sfa_k_major = 1;
+  EXPECT_EQ(device::config_violation(c), nullptr);
+  c.sf_chunks = 1;
+  EXPECT_NE(device::config_violation(c), nullptr);
 }
 
 TEST(EinsumKernels, ConfigRules) {

@@ -115,3 +115,53 @@ def test_einsum_bad_alignment():
     z = torch.empty((8, 4, 64), device="cuda", dtype=torch.bfloat16)
     with pytest.raises(ValueError, match="16-byte aligned"):
         hopgemm.einsum("bhr,hdr->bhd", x, y, z)
+
+
+def _fp8_operands(b, h, r, d, seed):
+    """DeepGEMM's test_fp8_bhr_hdr_bhd inputs: x per 1x128 (per_token_cast_to_fp8 of x.view(-1, r), viewed back), y per
+    128x128 block of each head; and their dequantised float64 values."""
+    from hopgemm.utils import per_block_cast_to_fp8, per_token_cast_to_fp8
+
+    x = _randn(b, h, r, seed=seed)
+    y = _randn(h, d, r, seed=seed + 1)
+    x8, sfx = per_token_cast_to_fp8(x.view(-1, r))
+    sf_r = (r + 127) // 128
+    x8, sfx = x8.view(b, h, r), sfx.view(b, h, sf_r)
+    y8 = torch.empty_like(y, dtype=torch.float8_e4m3fn)
+    sfy = torch.empty((h, (d + 127) // 128, sf_r), device="cuda", dtype=torch.float32)
+    for i in range(h):
+        y8[i], sfy[i] = per_block_cast_to_fp8(y[i])
+    x_deq = x8.double() * sfx.double().repeat_interleave(128, dim=2)[:, :, :r]
+    y_deq = y8.double() * sfy.double().repeat_interleave(128, dim=1)[:, :d].repeat_interleave(128, dim=2)[:, :, :r]
+    return (x8, sfx), (y8, sfy), x_deq, y_deq
+
+
+# (b, h, r, d): DeepGEMM's (8, 4096, 1024) with b in (4, 32, 128, 4096, 8192); odd ones (K tails, R = ceil(r/128) not a
+# multiple of 4: the scale rows read one by one, M and N tails).
+FP8_CASES = [(4, 8, 4096, 1024), (128, 8, 4096, 1024), (8192, 8, 4096, 1024), (1, 3, 384, 136), (77, 5, 272, 200),
+             (300, 16, 1040, 520)]
+
+
+@pytest.mark.parametrize("b,h,r,d", FP8_CASES)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_fp8_bhr_hdr_bhd(b, h, r, d, dtype):
+    x, y, x_deq, y_deq = _fp8_operands(b, h, r, d, seed=b + r + d)
+    z = torch.full((b, h, d), float("nan"), device="cuda", dtype=dtype)
+    hopgemm.fp8_einsum("bhr,hdr->bhd", x, y, z)
+    ref = torch.einsum("bhr,hdr->bhd", x_deq, y_deq)
+    _check(z, ref, 1e-2 if dtype == torch.bfloat16 else 1e-4)
+
+
+def test_fp8_einsum_torch_op_and_graph():
+    x, y, _, _ = _fp8_operands(256, 8, 1024, 512, seed=11)
+    z = torch.full((256, 8, 512), float("nan"), device="cuda", dtype=torch.bfloat16)
+    hopgemm.fp8_einsum("bhr,hdr->bhd", x, y, z)
+    z_op = torch.full_like(z, float("nan"))
+    torch.ops.hopgemm.fp8_einsum("bhr,hdr->bhd", x[0], x[1], y[0], y[1], z_op, None, [1, 128, 128])
+    z_graph = torch.full_like(z, float("nan"))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        hopgemm.fp8_einsum("bhr,hdr->bhd", x, y, z_graph)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(z_op, z) and torch.equal(z_graph, z)

@@ -89,3 +89,32 @@ def test_einsum_argument_errors():
         with pytest.raises(ValueError, match="argument 'd' must have 2 dimensions"):
             hopgemm.einsum("bmk,bnk->mn", a, b, T((1, 128, 384), dtype=torch.float32, ptr=0x300000))
     """)
+
+
+def test_fp8_einsum_argument_errors():
+    run_with_fake_torch("""
+        T = torch.Tensor
+        e4m3, f32 = torch.float8_e4m3fn, torch.float32
+        x = (T((32, 8, 512), dtype=e4m3, ptr=0x100000), T((32, 8, 4), dtype=f32, ptr=0x200000))
+        y = (T((8, 1024, 512), dtype=e4m3, ptr=0x300000), T((8, 8, 4), dtype=f32, ptr=0x400000))
+        z = T((32, 8, 1024), dtype=torch.bfloat16, ptr=0x500000)
+        op = hopgemm.fp8_einsum
+        with pytest.raises(NotImplementedError, match="'bhd,hdr->bhr' is one of DeepGEMM's SM100 forms"):
+            op("bhd,hdr->bhr", x, y, z)
+        with pytest.raises(NotImplementedError, match="'bmk,bnk->mn' is not DeepGEMM's SM90 form"):
+            op("bmk,bnk->mn", x, y, z)
+        with pytest.raises(NotImplementedError, match="recipe \\\\(1, 1, 128\\\\) is not supported by fp8_einsum"):
+            op("bhr,hdr->bhd", x, y, z, recipe=(1, 1, 128))
+        with pytest.raises(ValueError, match="argument 'c' is not taken by fp8_einsum"):
+            op("bhr,hdr->bhd", x, y, z, z)
+        with pytest.raises(ValueError, match="argument 'sfa' must have shape \\\\[32, 8, 4\\\\]"):
+            op("bhr,hdr->bhd", (x[0], T((32, 8, 3), dtype=f32, ptr=0x200000)), y, z)
+        with pytest.raises(ValueError, match="argument 'sfb' must have shape \\\\[8, 8, 4\\\\]"):
+            op("bhr,hdr->bhd", x, (y[0], T((8, 4, 4), dtype=f32, ptr=0x400000)), z)
+        with pytest.raises(ValueError, match="argument 'sfa' must have its last dimension contiguous"):
+            op("bhr,hdr->bhd", (x[0], T((32, 8, 4), strides=(32, 1, 8), dtype=f32, ptr=0x200000)), y, z)
+        with pytest.raises(ValueError, match="argument 'a' must be float8_e4m3fn"):
+            op("bhr,hdr->bhd", (T((32, 8, 512), dtype=torch.bfloat16, ptr=0x100000), x[1]), y, z)
+        with pytest.raises(ValueError, match="argument 'd' must have shape"):
+            op("bhr,hdr->bhd", x, y, T((32, 8, 512), dtype=torch.bfloat16, ptr=0x500000))
+    """)

@@ -19,7 +19,7 @@ GEMMS = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
 # fp8_gemm_nt_skip_head_mid: the dense GEMM's parameters with head_splits in c's place, recipe only.
 HEAD_SPLIT_GEMMS = {"fp8_gemm_nt_skip_head_mid": ["a", "sfa", "b", "sfb", "d", "head_splits", "recipe"]}
 # einsum: DeepGEMM's expression and tensors (its use_cublaslt=True is the public function's, not the op's).
-EINSUM_OPS = {"einsum": ["expr", "a", "b", "d", "c"]}
+EINSUM_OPS = {"einsum": ["expr", "a", "b", "d", "c"], "fp8_einsum": ["expr", "a", "sfa", "b", "sfb", "d", "c", "recipe"]}
 BF16_GEMMS = ["bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 # The grouped GEMM ops and their parameters after (a, sfa, b, sfb, d).
 GROUPED_GEMMS = {

@@ -110,6 +110,7 @@ struct Sm90Fp8ScaleParams {
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
   i32 sfa_group_k_blocks;  // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
   i64 sfb_group_stride;    // 1D2D sfb: elements between the groups' block scales
+  i64 sfa_group_stride;    // batched, row-major sfa read by pointer: elements between the batches' scales
 };
 
 struct Sm90Fp8GemmParams : Sm90GemmParams {
@@ -207,8 +208,12 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   // Grouped: no split-K; group-ids tiles lie inside one aligned group (64 or 128 rows); row-masked tiles store BF16, and not from three math warpgroups (152 registers each: the row-range
   // scheduler and the row-masked store spilled 24-52 bytes at 192x128); K-grouped reads MN-major scales by TMA (their columns per group) and adds
   // FP32 D from registers (rows clipped to the group).
+  // Batched (fp8_einsum): 1D2D, a stored D, the per-row scales staged or MN-major (not chunked: a chunk would
+  // straddle two batches' scales).
   const bool grouping_ok =
-      c.grouping >= kGroupingNone && c.grouping <= kGroupingK && (c.grouping == kGroupingNone || c.k_splits == 1) &&
+      ((c.grouping >= kGroupingNone && c.grouping <= kGroupingK) || c.grouping == kGroupingBatched) &&
+      (c.grouping == kGroupingNone || c.k_splits == 1) &&
+      (c.grouping != kGroupingBatched || (c.recipe == kRecipe1D2D && c.accumulate == 0 && c.sf_chunks == 0)) &&
       (c.grouping != kGroupingMIds || c.block_m == 64 || c.block_m == 128) &&
       (c.grouping != kGroupingMRanges || (c.out_dtype == kOutBf16 && c.accumulate == 0 && c.block_m != 192)) &&
       (c.grouping != kGroupingK ||
@@ -222,7 +227,7 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
                             c.head_left % d_box_cols == 0 && c.head_mid % d_box_cols == 0 &&
                             c.head_right % d_box_cols == 0 && c.grouping == kGroupingNone && c.accumulate == 0;
   if (!flags_ok) return "recipe, out_dtype, accumulate, sfa_k_major and sfb_k_major take 0 or 1";
-  if (!grouping_ok) return "grouping: no split-K; group ids take 64/128-row tiles; row ranges a BF16 D and no 192-row tile; K groups recipe 1D1D, MN-major scales, FP32 D accumulated from registers";
+  if (!grouping_ok) return "grouping: no split-K; group ids take 64/128-row tiles; row ranges a BF16 D and no 192-row tile; K groups recipe 1D1D, MN-major scales, FP32 D accumulated from registers; batched 1D2D, no accumulation, no scale chunks";
   if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
   if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
