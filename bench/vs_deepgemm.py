@@ -59,6 +59,8 @@ DeepGEMM's remaining SM90 ops (--sets only, not in a suite):
   einsum-bhr       4 rows (G = h, M = b, N = d, K = r): (h, r, d) in ((128, 512, 128), (8, 4096, 1024)) x b in
                    (128, 4096), einsum("bhr,hdr->bhd", x, y[:, :, :r], z), BF16 (DeepGEMM's tests/test_einsum.py).
   einsum-bhd       the same heads (N = r, K = d): einsum("bhd,hdr->bhr", ...).
+  fp8-einsum       2 rows: (h, r, d) = (8, 4096, 1024), b in (128, 4096), fp8_einsum("bhr,hdr->bhd", (x8, sfx),
+                   (y8, sfy), z) with row-major sfx (DeepGEMM's test_fp8_bhr_hdr_bhd; DeepGEMM transposes sfx inside).
   einsum-bmk       4 rows (G = s): s in (129, 4096) x (m, n, k) in ((128, 384, 128), (256, 256, 256)),
                    einsum("bmk,bnk->mn", a, b, d, c=d), FP32 d accumulated.
 DeepGEMM 54e2261 (HEAD) names the layout arguments grouped_layout / ks_cpu where its SEED named them m_indices / ks:
@@ -310,6 +312,46 @@ def make_einsum_case(expr, shape, seed):
     if expr == "bhr,hdr->bhd":  # (h, b, d, r)
         return EinsumCase(expr, groups, m, n, k, randn(m, groups, k), randn(groups, n, k + 128)[:, :, :k], None)
     return EinsumCase(expr, groups, m, n, k, randn(m, groups, k), randn(groups, k, n + 128)[:, :, :n], None)  # (h, b, r, d)
+
+
+@dataclass
+class Fp8EinsumCase(EinsumCase):
+    """fp8_einsum("bhr,hdr->bhd") of DeepGEMM's test_fp8_bhr_hdr_bhd: x per 1x128 (row-major sfa, as quantised), y
+    per 128x128 block of each head; reference() is the FP32 product of the dequantised inputs."""
+
+    x8: tuple = None
+    y8: tuple = None
+
+    @property
+    def bytes(self):
+        return self.x.numel() + self.y.numel() + 2 * self.m * self.n * self.groups
+
+    def reference(self):
+        return _torch().einsum(self.expr, self.x, self.y)
+
+
+def make_fp8_einsum_case(shape, layouts, seed):
+    from hopgemm.utils import per_block_cast_to_fp8, per_token_cast_to_fp8
+
+    torch = _torch()
+    h, b, d, r = shape
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(b, h, r, device="cuda", dtype=torch.bfloat16, generator=gen)
+    y = torch.randn(h, d, r, device="cuda", dtype=torch.bfloat16, generator=gen)
+    sf_r = _ceil_div(r, 128)
+    x8, sfx = per_token_cast_to_fp8(x.view(-1, r))
+    x8, sfx = x8.view(b, h, r), sfx.view(b, h, sf_r)
+    y8 = torch.empty_like(y, dtype=torch.float8_e4m3fn)
+    sfy = torch.empty((h, _ceil_div(d, 128), sf_r), device="cuda", dtype=torch.float32)
+    for i in range(h):
+        y8[i], sfy[i] = per_block_cast_to_fp8(y[i])
+    x_deq = x8.float() * sfx.repeat_interleave(128, dim=2)[:, :, :r]
+    y_deq = y8.float() * sfy.repeat_interleave(128, dim=1)[:, :d].repeat_interleave(128, dim=2)[:, :, :r]
+    return Fp8EinsumCase("bhr,hdr->bhd", h, b, d, r, x_deq, y_deq, None, (x8, sfx), (y8, sfy))
+
+
+def call_fp8_einsum(lib, case, layout, d):
+    lib.fp8_einsum(case.expr, case.x8, case.y8, d)
 
 
 def call_einsum(lib, case, layout, d):
@@ -644,6 +686,8 @@ SETS = {
                  functools.partial(_make_einsum, "bhr,hdr->bhd"), call_einsum, call_einsum),
         BenchSet("einsum-bhd", tuple((h, b, r, d) for h, r, d in EINSUM_HEADS for b in EINSUM_BATCHES),
                  functools.partial(_make_einsum, "bhd,hdr->bhr"), call_einsum, call_einsum),
+        BenchSet("fp8-einsum", tuple((8, b, 1024, 4096) for b in EINSUM_BATCHES), make_fp8_einsum_case,
+                 call_fp8_einsum, call_fp8_einsum),
         BenchSet("einsum-bmk", EINSUM_SUM_SHAPES, functools.partial(_make_einsum, "bmk,bnk->mn"), call_einsum,
                  call_einsum),
     )
