@@ -341,10 +341,12 @@ Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
 }
 
 std::string describe(const Fp8GemmProblem& p) {
-  static constexpr const char* kGroupings[] = {"", ", grouping=m_group_ids", ", grouping=m_group_ranges", ", grouping=k_groups"};
+  static constexpr const char* kGroupings[] = {"", ", grouping=m_group_ids", ", grouping=m_group_ranges",
+                                               ", grouping=k_groups", ", grouping=k_ranges", ", grouping=batched",
+                                               ", grouping=batch_sum", ""};
   char groups[96] = "";
   if (p.grouping != device::kGroupingNone) {
-    std::snprintf(groups, sizeof(groups), "%s, num_groups=%lld, group_align=%d", kGroupings[p.grouping & 3],
+    std::snprintf(groups, sizeof(groups), "%s, num_groups=%lld, group_align=%d", kGroupings[p.grouping & 7],
                   static_cast<long long>(p.num_groups), p.group_align);
   }
   char text[352];
