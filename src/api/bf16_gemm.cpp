@@ -174,7 +174,9 @@ namespace api {
 
 const jit::LoadedKernel& bf16_gemm_kernel(const Sm90Bf16GemmConfig& config, const char* op, cudaStream_t stream) {
   static jit::KernelCache<Sm90Bf16GemmConfig> cache(&api::render_sm90_bf16_gemm);
-  return cache.get(config, op, stream);
+  static jit::KernelCache<Sm90Bf16GemmConfig> batch_sum_cache(
+      [](const Sm90Bf16GemmConfig& c) { return render_bf16_config(kSm90Bf16BatchSumFamily, c); });
+  return (config.grouping == device::kGroupingBatchSum ? batch_sum_cache : cache).get(config, op, stream);
 }
 
 void bf16_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Bf16GemmChoice& choice,
@@ -188,7 +190,11 @@ const heuristics::Bf16GemmChoice& bf16_grouped_choice(const char* op, const heur
 }
 
 jit::KernelSource render_sm90_bf16_gemm(const device::Sm90Bf16GemmConfig& c) {
-  return jit::render_kernel(kSm90Bf16GemmFamily, [&](jit::ConfigWriter& w) {
+  return render_bf16_config(kSm90Bf16GemmFamily, c);
+}
+
+jit::KernelSource render_bf16_config(const jit::KernelFamily& family, const device::Sm90Bf16GemmConfig& c) {
+  return jit::render_kernel(family, [&](jit::ConfigWriter& w) {
 #define HOPGEMM_WRITE_FIELD(name, default_value, tunable) w.field(#name, c.name);
     HOPGEMM_SM90_BF16_GEMM_FIELDS(HOPGEMM_WRITE_FIELD)
 #undef HOPGEMM_WRITE_FIELD
