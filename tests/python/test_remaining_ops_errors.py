@@ -1,19 +1,7 @@
 """DeepGEMM's remaining SM90 ops (issue 31, item 2) refuse bad arguments with an error naming the argument, before
 anything asks the device: stand-in torch tensors on "cuda" (fake_torch.py), in a fresh process, on a machine without a
 GPU. The GPU tests (tests/gpu/test_skip_head_mid.py, ...) check what the ops compute."""
-import os
-import subprocess
-import sys
-import textwrap
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def run_with_fake_torch(body):
-    code = "import fake_torch\ntorch = fake_torch.install()\nimport hopgemm\nimport pytest\n" + textwrap.dedent(body)
-    env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
+from test_argument_errors import run_with_fake_torch
 
 
 def test_skip_head_mid_argument_errors():
