@@ -152,18 +152,8 @@ void run_bf16_gemm(const char* op, const TensorView& a, const TensorView& b, con
   api::sm90::set_operand_maps(params, tile, a, p.m, b, p.n, p.k, /*a_tail=*/true, op, p.a_k_major == 1,
                               p.b_k_major == 1);
   params.tma_d = api::sm90::d_map(tile, d, p.m, p.n, op);
-  params.schedule.m = static_cast<int>(p.m);
-  params.schedule.n = static_cast<int>(p.n);
-  params.schedule.k = static_cast<int>(p.k);
-  params.schedule.raster_band = choice.launch.raster_band;
-  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
-    params.d = d.data;
-    params.ldd = d.stride(0);
-  }
-  if (cfg.k_splits > 1) {
-    params.partials = static_cast<float*>(workspace.partials());
-    params.tile_counters = static_cast<uint32_t*>(workspace.counters());
-  }
+  api::sm90::set_gemm_schedule(params, tile, cfg.k_splits, p.m, p.n, p.k, choice.launch.raster_band, d,
+                               workspace.partials(), workspace.counters());
   if (r.copy_c) api::sm90::prefill_output(d, c, r.copy_c, stream);
   api::bf16_gemm_launch(kernel, choice, &params, a.device, stream);
 }

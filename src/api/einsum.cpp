@@ -141,13 +141,14 @@ void run_bf16_einsum(const std::string& expr, const TensorView& a, const TensorV
   if (e.m == 0 || e.n == 0) return;
   const bool fp32_out = d.dtype == DType::kFloat32;
   if (e.k == 0 || e.batches == 0) {  // an empty sum: D = C, or zeros
-    if (e.grouping == device::kGroupingBatchSum) api::sm90::prefill_output(d, c, e.copy_c, stream);
-    else if (e.m > 0 && e.batches > 0) {
-      for (int64_t h = 0; h < e.batches; ++h) {
-        TensorView slice = e.d.view;
-        slice.data = static_cast<char*>(d.data) + h * e.d.batches.stride * d.element_size();
-        api::sm90::prefill_output(slice, nullptr, false, stream);
-      }
+    if (e.grouping == device::kGroupingBatchSum) {
+      api::sm90::prefill_output(d, c, e.copy_c, stream);
+      return;
+    }
+    for (int64_t h = 0; h < e.batches; ++h) {  // each head's [m, n] slice of D
+      TensorView slice = e.d.view;
+      slice.data = static_cast<char*>(d.data) + h * e.d.batches.stride * d.element_size();
+      api::sm90::prefill_output(slice, nullptr, false, stream);
     }
     return;
   }
@@ -165,19 +166,9 @@ void run_bf16_einsum(const std::string& expr, const TensorView& a, const TensorV
   api::sm90::set_operand_maps(params, tile, e.a.view, e.m, e.b.view, e.n, e.k, /*a_tail=*/false, op, true, e.b_k_major,
                               e.a.batches, e.b.batches);
   params.tma_d = api::sm90::d_map(tile, e.d.view, e.m, e.n, op, e.d.batches);
-  params.schedule.m = static_cast<int>(e.m);
-  params.schedule.n = static_cast<int>(e.n);
-  params.schedule.k = static_cast<int>(e.k);
+  api::sm90::set_gemm_schedule(params, tile, cfg.k_splits, e.m, e.n, e.k, choice.launch.raster_band, d,
+                               workspace.partials(), workspace.counters());
   params.schedule.num_groups = static_cast<int>(e.batches);
-  params.schedule.raster_band = choice.launch.raster_band;
-  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
-    params.d = d.data;
-    params.ldd = d.stride(0);
-  }
-  if (cfg.k_splits > 1) {
-    params.partials = static_cast<float*>(workspace.partials());
-    params.tile_counters = static_cast<uint32_t*>(workspace.counters());
-  }
   if (e.copy_c) api::sm90::prefill_output(d, c, e.copy_c, stream);
   api::bf16_gemm_launch(kernel, choice, &params, a.device, stream);
 }
@@ -251,11 +242,9 @@ void run_fp8_einsum(const std::string& expr, const TensorView& a, const TensorVi
   const api::BlockScales sfb_blocks{sfb.data, sfb.stride(1), sfb.stride(2), sfb.stride(0)};
   api::set_fp8_scales(params.scales, cfg, sfa_rows, nullptr, &sfb_blocks, op);
   params.scales.sfa_group_stride = sfa.stride(1);
-  params.schedule.m = static_cast<int>(m);
-  params.schedule.n = static_cast<int>(n);
-  params.schedule.k = static_cast<int>(k);
+  api::sm90::set_gemm_schedule(params, tile, cfg.k_splits, m, n, k, choice.launch.raster_band, vd.view, nullptr,
+                               nullptr);
   params.schedule.num_groups = static_cast<int>(batches);
-  params.schedule.raster_band = choice.launch.raster_band;
   api::fp8_gemm_launch(kernel, choice, &params, a.device, stream);
 }
 

@@ -163,18 +163,8 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
   const bool per_row_sfb = cfg.recipe == device::kRecipe1D1D;
   api::set_fp8_scales(params.scales, cfg, r.sfa, per_row_sfb ? &r.sfb_rows : nullptr,
                       per_row_sfb ? nullptr : &r.sfb_blocks, op);
-  params.schedule.m = static_cast<int>(p.m);
-  params.schedule.n = static_cast<int>(p.n);
-  params.schedule.k = static_cast<int>(p.k);
-  params.schedule.raster_band = launch.raster_band;
-  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
-    params.d = static_cast<float*>(d.data);
-    params.ldd = d.stride(0);
-  }
-  if (cfg.k_splits > 1) {  // partials in the threads' fragment order, one counter per tile
-    params.partials = static_cast<float*>(workspace);
-    params.tile_counters = static_cast<uint32_t*>(tile_counters);
-  }
+  api::sm90::set_gemm_schedule(params, tile, cfg.k_splits, p.m, p.n, p.k, launch.raster_band, d, workspace,
+                               tile_counters);
   return params;
 }
 

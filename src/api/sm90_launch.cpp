@@ -72,6 +72,22 @@ device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, in
                         op);
 }
 
+void set_gemm_schedule(device::Sm90GemmParams& p, const GemmTile& tile, int k_splits, int64_t m, int64_t n, int64_t k,
+                       int raster_band, const TensorView& d, void* partials, void* tile_counters) {
+  p.schedule.m = static_cast<int>(m);
+  p.schedule.n = static_cast<int>(n);
+  p.schedule.k = static_cast<int>(k);
+  p.schedule.raster_band = raster_band;
+  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
+    p.d = d.data;
+    p.ldd = d.stride(0);
+  }
+  if (k_splits > 1) {  // partials in the threads' fragment order, one counter per tile
+    p.partials = static_cast<float*>(partials);
+    p.tile_counters = static_cast<uint32_t*>(tile_counters);
+  }
+}
+
 void prefill_output(const TensorView& d, const TensorView* c, bool copy_c, cudaStream_t stream) {
   const size_t row_bytes = d.size(1) * d.element_size();
   if (copy_c) {

@@ -78,6 +78,12 @@ device::TmaDescriptor mn_major_scale_map(const TensorView& sf, int64_t rows, int
 device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, int64_t sf_k, int64_t ld, uint32_t chunk_k,
                                           uint32_t box_rows, const char* op);
 
+// What every SM90 GEMM op sets alike from its problem and choice: the schedule's m, n, k and raster band, D by pointer
+// (d's data and row stride) where the config reduces from registers, and split-K's partials and tile counters (from a
+// runtime::Workspace) where it splits.
+void set_gemm_schedule(device::Sm90GemmParams& p, const GemmTile& tile, int k_splits, int64_t m, int64_t n, int64_t k,
+                       int raster_band, const TensorView& d, void* partials, void* tile_counters);
+
 // D = C where C is distinct from D (copy_c), or zeros where there is no C (both [rows, cols] views) (a kernel then adds into D or K is 0),
 // stream-ordered.
 void prefill_output(const TensorView& d, const TensorView* c, bool copy_c, cudaStream_t stream);
