@@ -52,6 +52,17 @@ generators build them; rows GxMxNxK with M the expected rows per group, K the ex
                    (8, 4096, 7168, 4096), (8, 7168, 2048, 4096), (16, 4096, 7168, 2048), (16, 7168, 2048, 2048);
                    ks[g] = align(int(K * U(0.7, 1.3)), 128), flat K-major operands cast per channel per group, FP32
                    D += A_g B_g^T with C = D: k_grouped_fp8_gemm_nt_contiguous(a, b, d, ks, ks_tensor, d).
+DeepGEMM's remaining SM90 ops (--sets only, not in a suite):
+  skip-head-mid    4 rows: M in (128, 4096) x (N, K) in ((32768, 512), (8192, 512)), head_splits (128, 64, 128)
+                   (DeepGEMM's tests/test_attention.py): fp8_gemm_nt_skip_head_mid(a, b, d, head_splits), 1D2D,
+                   D [M, N / 256 * 320] BF16, the middle columns untouched (calc_diff over the GEMM's columns).
+  einsum-bhr       4 rows (G = h, M = b, N = d, K = r): (h, r, d) in ((128, 512, 128), (8, 4096, 1024)) x b in
+                   (128, 4096), einsum("bhr,hdr->bhd", x, y[:, :, :r], z), BF16 (DeepGEMM's tests/test_einsum.py).
+  einsum-bhd       the same heads (N = r, K = d): einsum("bhd,hdr->bhr", ...).
+  fp8-einsum       2 rows: (h, r, d) = (8, 4096, 1024), b in (128, 4096), fp8_einsum("bhr,hdr->bhd", (x8, sfx),
+                   (y8, sfy), z) with row-major sfx (DeepGEMM's test_fp8_bhr_hdr_bhd; DeepGEMM transposes sfx inside).
+  einsum-bmk       4 rows (G = s): s in (129, 4096) x (m, n, k) in ((128, 384, 128), (256, 256, 256)),
+                   einsum("bmk,bnk->mn", a, b, d, c=d), FP32 d accumulated.
 DeepGEMM 54e2261 (HEAD) names the layout arguments grouped_layout / ks_cpu where its SEED named them m_indices / ks:
 every call passes them by position. --sfa applies to A's scales (and, for kgrouped, B's: "mn" = sf.T of the
 [sum_k / 128, MN] scales, as DeepGEMM's tests pass them; "row": hopgemm takes MN-major k-grouped scales only, so its
@@ -198,6 +209,158 @@ def call_dense(lib, case, layout, d):
         lib.fp8_gemm_nt(a, b, d, c=d, recipe=(1, 1, 128))
     else:
         lib.fp8_gemm_nt(a, b, d)
+
+
+# ---- fp8_gemm_nt_skip_head_mid (DeepGEMM's tests/test_attention.py) --------------------------------------------------
+
+SKIP_HEAD_MID_SPLITS = (128, 64, 128)  # (left, mid, right), as DeepGEMM's test_gemm_skip_head_mid
+SKIP_HEAD_MID_SHAPES = tuple((m, n, k) for m in (128, 4096) for n, k in ((32768, 512), (8192, 512)))
+
+
+@dataclass
+class HeadSplitCase(DenseCase):
+    """A 1D2D DenseCase whose D holds heads of left + mid + right columns: each head's left + right GEMM columns
+    around `mid` untouched ones (fp8_gemm_nt_skip_head_mid)."""
+
+    head_splits: tuple = SKIP_HEAD_MID_SPLITS
+
+    @property
+    def d_cols(self):
+        left, mid, right = self.head_splits
+        return self.n // (left + right) * (left + mid + right)
+
+    def new_output(self):
+        torch = _torch()
+        return torch.full((self.m, self.d_cols), float("nan"), device="cuda", dtype=torch.bfloat16)
+
+    def checked(self, d):
+        """The GEMM's columns of d, [m, n] in GEMM order (the middle ones are left NaN by both libraries)."""
+        torch = _torch()
+        left, mid, right = self.head_splits
+        heads = d.view(self.m, -1, left + mid + right)
+        return torch.cat([heads[:, :, :left], heads[:, :, left + mid:]], dim=2).reshape(self.m, self.n)
+
+
+def _make_einsum(expr, shape, layouts, seed):
+    return make_einsum_case(expr, shape, seed)
+
+
+def _make_skip_head_mid(shape, layouts, seed):
+    return HeadSplitCase(**vars(make_dense_case(shape, layouts, seed, accumulate=False)))
+
+
+def call_skip_head_mid(lib, case, layout, d):
+    a, b = case.operands[layout]
+    lib.fp8_gemm_nt_skip_head_mid(a, b, d, case.head_splits)
+
+
+# ---- einsum (DeepGEMM's tests/test_einsum.py) -----------------------------------------------------------------------
+
+
+@dataclass
+class EinsumCase:
+    """BF16 einsum `expr` over x and y into a fresh d (+ c0 when accumulating): rows (G, M, N, K) are (h, b, d, r) of
+    the per-head forms, (s, m, n, k) of bmk,bnk->mn (FP32 d += the sum, c = d, DeepGEMM's accumulating form)."""
+
+    expr: str
+    groups: int
+    m: int
+    n: int
+    k: int
+    x: object
+    y: object
+    c0: object  # bmk,bnk->mn: d's initial value
+
+    @property
+    def flops(self):
+        return 2.0 * self.groups * self.m * self.n * self.k
+
+    @property
+    def bytes(self):
+        out = self.m * self.n * (8 if self.c0 is not None else 2 * self.groups)
+        return 2 * (self.x.numel() + self.y.numel()) + out
+
+    def new_output(self):
+        torch = _torch()
+        if self.c0 is not None:
+            return self.c0.clone()
+        shape = (self.m, self.groups, self.n)
+        return torch.full(shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+
+    def checked(self, d):
+        return d
+
+    def reference(self):
+        torch = _torch()
+        if self.c0 is not None:
+            return self.c0 + torch.bmm(self.x.float(), self.y.float().mT).sum(0)
+        return torch.einsum(self.expr, self.x.float(), self.y.float())
+
+
+def make_einsum_case(expr, shape, seed):
+    torch = _torch()
+    groups, m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+
+    def randn(*dims):
+        return torch.randn(*dims, device="cuda", dtype=torch.bfloat16, generator=gen)
+
+    if expr == "bmk,bnk->mn":
+        c0 = torch.randn(m, n, device="cuda", dtype=torch.float32, generator=gen)
+        return EinsumCase(expr, groups, m, n, k, randn(groups, m, k), randn(groups, n, k), c0)
+    # DeepGEMM's test slices y out of a tensor 128 wider along r.
+    if expr == "bhr,hdr->bhd":  # (h, b, d, r)
+        return EinsumCase(expr, groups, m, n, k, randn(m, groups, k), randn(groups, n, k + 128)[:, :, :k], None)
+    return EinsumCase(expr, groups, m, n, k, randn(m, groups, k), randn(groups, k, n + 128)[:, :, :n], None)  # (h, b, r, d)
+
+
+@dataclass
+class Fp8EinsumCase(EinsumCase):
+    """fp8_einsum("bhr,hdr->bhd") of DeepGEMM's test_fp8_bhr_hdr_bhd: x per 1x128 (row-major sfa, as quantised), y
+    per 128x128 block of each head; reference() is the FP32 product of the dequantised inputs."""
+
+    x8: tuple = None
+    y8: tuple = None
+
+    @property
+    def bytes(self):
+        return self.x.numel() + self.y.numel() + 2 * self.m * self.n * self.groups
+
+    def reference(self):
+        return _torch().einsum(self.expr, self.x, self.y)
+
+
+def make_fp8_einsum_case(shape, layouts, seed):
+    from hopgemm.utils import per_block_cast_to_fp8, per_token_cast_to_fp8
+
+    torch = _torch()
+    h, b, d, r = shape
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(b, h, r, device="cuda", dtype=torch.bfloat16, generator=gen)
+    y = torch.randn(h, d, r, device="cuda", dtype=torch.bfloat16, generator=gen)
+    sf_r = _ceil_div(r, 128)
+    x8, sfx = per_token_cast_to_fp8(x.view(-1, r))
+    x8, sfx = x8.view(b, h, r), sfx.view(b, h, sf_r)
+    y8 = torch.empty_like(y, dtype=torch.float8_e4m3fn)
+    sfy = torch.empty((h, _ceil_div(d, 128), sf_r), device="cuda", dtype=torch.float32)
+    for i in range(h):
+        y8[i], sfy[i] = per_block_cast_to_fp8(y[i])
+    x_deq = x8.float() * sfx.repeat_interleave(128, dim=2)[:, :, :r]
+    y_deq = y8.float() * sfy.repeat_interleave(128, dim=1)[:, :d].repeat_interleave(128, dim=2)[:, :, :r]
+    return Fp8EinsumCase("bhr,hdr->bhd", h, b, d, r, x_deq, y_deq, None, (x8, sfx), (y8, sfy))
+
+
+def call_fp8_einsum(lib, case, layout, d):
+    lib.fp8_einsum(case.expr, case.x8, case.y8, d)
+
+
+def call_einsum(lib, case, layout, d):
+    lib.einsum(case.expr, case.x, case.y, d, c=d if case.c0 is not None else None)
+
+
+EINSUM_HEADS = ((128, 512, 128), (8, 4096, 1024))  # DeepGEMM's (h, r, d)
+EINSUM_BATCHES = (128, 4096)                        # of its b in (4, 32, 128, 4096, 8192)
+EINSUM_SUM_SHAPES = tuple((s, m, n, k) for s in (129, 4096) for m, n, k in ((128, 384, 128), (256, 256, 256)))
 
 
 # ---- grouped cases (reference §7.3: DeepGEMM's generators, quantised by hopgemm) ------------------------------------
@@ -518,6 +681,15 @@ SETS = {
         BenchSet("masked-4x", tuple((g, m, n, k) for g, m in MASKED_4X_GROUPS for n, k in MASKED_4X_NK),
                  _make_masked_4x, call_masked, call_masked, variants=(("right_expected_m", call_masked_right_hint),)),
         BenchSet("kgrouped", K_GROUPED_CASES, make_k_grouped_case, call_k_grouped_hopgemm, call_k_grouped),
+        BenchSet("skip-head-mid", SKIP_HEAD_MID_SHAPES, _make_skip_head_mid, call_skip_head_mid, call_skip_head_mid),
+        BenchSet("einsum-bhr", tuple((h, b, d, r) for h, r, d in EINSUM_HEADS for b in EINSUM_BATCHES),
+                 functools.partial(_make_einsum, "bhr,hdr->bhd"), call_einsum, call_einsum),
+        BenchSet("einsum-bhd", tuple((h, b, r, d) for h, r, d in EINSUM_HEADS for b in EINSUM_BATCHES),
+                 functools.partial(_make_einsum, "bhd,hdr->bhr"), call_einsum, call_einsum),
+        BenchSet("fp8-einsum", tuple((8, b, 1024, 4096) for b in EINSUM_BATCHES), make_fp8_einsum_case,
+                 call_fp8_einsum, call_fp8_einsum),
+        BenchSet("einsum-bmk", EINSUM_SUM_SHAPES, functools.partial(_make_einsum, "bmk,bnk->mn"), call_einsum,
+                 call_einsum),
     )
 }
 # --suites: named groups of sets.

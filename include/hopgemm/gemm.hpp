@@ -46,6 +46,17 @@ void fp8_gemm_tn(const TensorView& a, const TensorView& sfa, const TensorView& b
 void fp8_gemm_tt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream);
 
+// DeepGEMM's fp8_gemm_nt_skip_head_mid: fp8_gemm_nt of A [M, K] and B [N, K] with recipe (1, 128, 128) (no C) whose
+// N columns are heads of left + right columns, each stored into d [M, N / (left + right) * (left + mid + right)]
+// around its `mid` middle columns, which are left untouched: GEMM column h (left + right) + j lands at
+// h (left + mid + right) + j, plus mid where j >= left. head_splits = {left, mid, right}: mid > 0, left + right > 0,
+// N a multiple of left + right, each a multiple of 128 bytes of d (64 BF16 or 32 FP32 columns: a TMA store box never
+// straddles two parts). K > 0; M == 0 writes nothing. The kernel is fp8_gemm_nt's with its epilogue's columns moved
+// (same tiles, pairs and split-K as the plain GEMM of that M, N, K).
+void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                               const TensorView& d, const std::array<int, 3>& head_splits, const GemmOptions& options,
+                               cudaStream_t stream);
+
 // The transposed view of the last two dimensions (no data movement).
 TensorView transposed(const TensorView& t);
 

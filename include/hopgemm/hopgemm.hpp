@@ -2,6 +2,7 @@
 // hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), compiled at
 // run time.
 #include "hopgemm/bf16_gemm.hpp"
+#include "hopgemm/einsum.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
 #include "hopgemm/grouped_gemm.hpp"

@@ -4,7 +4,7 @@ ops (hopgemm/_torch_ops.py)."""
 from . import _C, _dispatch, _ops
 from ._ops import Arg
 
-__all__ = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt",
+__all__ = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt", "fp8_gemm_nt_skip_head_mid",
            "bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 
 _COMMON_DOC = """
@@ -44,6 +44,24 @@ fp8_gemm_nt = _declare("fp8_gemm_nt", "nk", "D = C + A @ B^T with A [M, K] and B
 fp8_gemm_nn = _declare("fp8_gemm_nn", "nk", "fp8_gemm_nt with B given as [K, N] (a transposed view of [N, K]).")
 fp8_gemm_tn = _declare("fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N] (transposed views).")
 fp8_gemm_tt = _declare("fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M] (a transposed view of [M, K]).")
+
+
+
+def _skip_head_mid_args(default_dims):
+    """DeepGEMM's arguments of fp8_gemm_nt_skip_head_mid: the dense GEMM's with head_splits in c's place and only the
+    3-tuple recipe (its one recipe is (1, 128, 128))."""
+    head_splits = Arg("head_splits", "Sequence[int]", torch="List[int]")
+    return [head_splits if arg.name == "c" else arg for arg in _gemm_args(default_dims)
+            if arg.name not in ("recipe_a", "recipe_b")]
+
+
+fp8_gemm_nt_skip_head_mid = _declare(
+    "fp8_gemm_nt_skip_head_mid", "nk",
+    "fp8_gemm_nt with recipe (1, 128, 128) whose output columns are heads of left + right columns, stored into d's "
+    "heads of left + mid + right columns around their middle `mid` columns, which are left untouched "
+    "(head_splits = (left, mid, right); d [M, N / (left + right) * (left + mid + right)]). Each of left, mid and right "
+    "is a multiple of 128 bytes of d (64 BF16 or 32 FP32 columns), N a multiple of left + right, K > 0.",
+    _skip_head_mid_args)
 
 _BF16_DOC = """
 

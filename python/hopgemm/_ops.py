@@ -97,7 +97,7 @@ def torch_op_function(op, C, torch_namespace):
             continue
         if arg.pair:
             params += [(f"{name}: Tensor", False) for name in arg.pair]
-            call.append(f"({', '.join(arg.pair)})")
+            call.append(f"{arg.binding}=({', '.join(arg.pair)})")  # by keyword: an op may start with a plain one
             continue
         text = f"{arg.binding}: {arg.torch}"
         if arg.default is not REQUIRED and arg.torch_default:

@@ -37,7 +37,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from . import _C, _dispatch, _gemm, _grouped, _layout, _ops, _torch_ops_mqa, utils  # noqa: F401 (_gemm, _grouped declare the ops)
+from . import _C, _dispatch, _einsum, _gemm, _grouped, _layout, _ops, _torch_ops_mqa, utils  # noqa: F401 (_gemm, _grouped, _einsum declare the ops)
 
 NAMESPACE = "hopgemm"
 _E4M3 = torch.float8_e4m3fn

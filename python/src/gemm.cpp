@@ -50,6 +50,20 @@ void def_fp8_gemm(nb::module_& m, const char* name, const char* compiled_dims, c
         "disable_ue8m0_cast"_a = false, "stream"_a.none() = nb::none(), doc);
 }
 
+// fp8_gemm_nt_skip_head_mid(a, b, d, head_splits=(left, mid, right), recipe=None, compiled_dims="nk",
+// disable_ue8m0_cast=False), DeepGEMM's signature, plus stream=.
+void fp8_gemm_nt_skip_head_mid(nb::handle a, nb::handle b, nb::handle d, const std::array<int, 3>& head_splits,
+                               const Recipe& recipe, std::string compiled_dims, bool disable_ue8m0_cast,
+                               nb::handle stream) {
+  const GemmOptions options = gemm_options("fp8_gemm_nt_skip_head_mid", recipe, std::nullopt, std::nullopt,
+                                           std::move(compiled_dims), disable_ue8m0_cast);
+  CallContext ctx;
+  const GemmTensors t = gemm_tensors(a, b, d, ctx);
+  launch(ctx, stream, [&](cudaStream_t s) {
+    hopgemm::fp8_gemm_nt_skip_head_mid(t.a, t.sfa, t.b, t.sfb, t.d, head_splits, options, s);
+  });
+}
+
 // Test and tuning hook: fp8_gemm_nt with the heuristics' config for the problem, then `overrides` applied
 // by field name (e.g. {"k_splits": 4, "block_n": 64}; hopgemm/tuning.hpp).
 void fp8_gemm_nt_with_config(nb::handle a, nb::handle b, nb::handle d, nb::handle c, const Recipe& recipe,
@@ -79,6 +93,11 @@ void bind_gemm(nb::module_& m) {
   def_fp8_gemm<&fp8_gemm_nn>(m, "fp8_gemm_nn", "nk", "fp8_gemm_nt with B given as [K, N].");
   def_fp8_gemm<&fp8_gemm_tn>(m, "fp8_gemm_tn", "mn", "fp8_gemm_nt with A given as [K, M] and B as [K, N].");
   def_fp8_gemm<&fp8_gemm_tt>(m, "fp8_gemm_tt", "mn", "fp8_gemm_nt with A given as [K, M].");
+  m.def("fp8_gemm_nt_skip_head_mid", &fp8_gemm_nt_skip_head_mid, "a"_a.none(), "b"_a.none(), "d"_a.none(),
+        "head_splits"_a, "recipe"_a.none() = nb::none(), "compiled_dims"_a = "nk", "disable_ue8m0_cast"_a = false,
+        "stream"_a.none() = nb::none(),
+        "fp8_gemm_nt (recipe (1, 128, 128)) whose heads of left + right columns land in d's heads of left + mid + "
+        "right columns, the middle `mid` ones untouched: head_splits = (left, mid, right).");
 }
 
 }  // namespace hopgemm::python

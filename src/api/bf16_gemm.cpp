@@ -152,18 +152,8 @@ void run_bf16_gemm(const char* op, const TensorView& a, const TensorView& b, con
   api::sm90::set_operand_maps(params, tile, a, p.m, b, p.n, p.k, /*a_tail=*/true, op, p.a_k_major == 1,
                               p.b_k_major == 1);
   params.tma_d = api::sm90::d_map(tile, d, p.m, p.n, op);
-  params.schedule.m = static_cast<int>(p.m);
-  params.schedule.n = static_cast<int>(p.n);
-  params.schedule.k = static_cast<int>(p.k);
-  params.schedule.raster_band = choice.launch.raster_band;
-  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
-    params.d = d.data;
-    params.ldd = d.stride(0);
-  }
-  if (cfg.k_splits > 1) {
-    params.partials = static_cast<float*>(workspace.partials());
-    params.tile_counters = static_cast<uint32_t*>(workspace.counters());
-  }
+  api::sm90::set_gemm_schedule(params, tile, cfg.k_splits, p.m, p.n, p.k, choice.launch.raster_band, d,
+                               workspace.partials(), workspace.counters());
   if (r.copy_c) api::sm90::prefill_output(d, c, r.copy_c, stream);
   api::bf16_gemm_launch(kernel, choice, &params, a.device, stream);
 }
@@ -174,7 +164,9 @@ namespace api {
 
 const jit::LoadedKernel& bf16_gemm_kernel(const Sm90Bf16GemmConfig& config, const char* op, cudaStream_t stream) {
   static jit::KernelCache<Sm90Bf16GemmConfig> cache(&api::render_sm90_bf16_gemm);
-  return cache.get(config, op, stream);
+  static jit::KernelCache<Sm90Bf16GemmConfig> batch_sum_cache(
+      [](const Sm90Bf16GemmConfig& c) { return render_bf16_config(kSm90Bf16BatchSumFamily, c); });
+  return (config.grouping == device::kGroupingBatchSum ? batch_sum_cache : cache).get(config, op, stream);
 }
 
 void bf16_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Bf16GemmChoice& choice,
@@ -188,7 +180,11 @@ const heuristics::Bf16GemmChoice& bf16_grouped_choice(const char* op, const heur
 }
 
 jit::KernelSource render_sm90_bf16_gemm(const device::Sm90Bf16GemmConfig& c) {
-  return jit::render_kernel(kSm90Bf16GemmFamily, [&](jit::ConfigWriter& w) {
+  return render_bf16_config(kSm90Bf16GemmFamily, c);
+}
+
+jit::KernelSource render_bf16_config(const jit::KernelFamily& family, const device::Sm90Bf16GemmConfig& c) {
+  return jit::render_kernel(family, [&](jit::ConfigWriter& w) {
 #define HOPGEMM_WRITE_FIELD(name, default_value, tunable) w.field(#name, c.name);
     HOPGEMM_SM90_BF16_GEMM_FIELDS(HOPGEMM_WRITE_FIELD)
 #undef HOPGEMM_WRITE_FIELD

@@ -17,10 +17,17 @@ namespace hopgemm::api {
 inline constexpr jit::KernelFamily kSm90Bf16GemmFamily{"sm90_bf16_gemm", "hopgemm/device/kernels/sm90_bf16_gemm.cuh",
                                                     "hopgemm::device::sm90_bf16_gemm_kernel",
                                                     "hopgemm::device::Sm90Bf16GemmConfig"};
+// einsum "bmk,bnk->mn"'s kernel: the same body under DeepGEMM's kernel name (kernels/sm90_bf16_bmn_bnk_mn_gemm.cuh).
+inline constexpr jit::KernelFamily kSm90Bf16BatchSumFamily{
+    "sm90_bf16_bmn_bnk_mn_gemm", "hopgemm/device/kernels/sm90_bf16_bmn_bnk_mn_gemm.cuh",
+    "hopgemm::device::sm90_bf16_bmn_bnk_mn_gemm_impl", "hopgemm::device::Sm90Bf16GemmConfig"};
 jit::KernelSource render_sm90_bf16_gemm(const device::Sm90Bf16GemmConfig& config);
+// A BF16 config's kernel of another family of the same config (kSm90Bf16BatchSumFamily).
+jit::KernelSource render_bf16_config(const jit::KernelFamily& family, const device::Sm90Bf16GemmConfig& config);
 
 // The BF16 GEMM kernel of `config`, compiled or loaded once per process (every BF16 op shares the cache), and its
 // launch with `choice`'s launch parameters.
+// The kernel of `config`: the BF16 GEMM's, or under the batch sum's name where its grouping is batch_sum.
 const jit::LoadedKernel& bf16_gemm_kernel(const device::Sm90Bf16GemmConfig& config, const char* op, cudaStream_t stream);
 void bf16_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Bf16GemmChoice& choice,
                       const device::Sm90Bf16GemmParams* params, int device, cudaStream_t stream);

@@ -32,14 +32,39 @@ using api::sf_layout;
 
 struct ResolvedGemm {
   heuristics::Fp8GemmProblem problem;
+  int64_t d_cols = 0;                     // D's columns: N, or more with head splits
+  std::array<int, 3> head_splits{};       // skip_head_mid's {left, mid, right}; mid == 0: none
   bool copy_c = false;  // C distinct from D: copy it into D, then accumulate
   api::RowScales sfa;
   api::RowScales sfb_rows;      // 1D1D
   api::BlockScales sfb_blocks;  // 1D2D
 };
 
+// skip_head_mid's head splits against the GEMM's N (and K, C, D's element size); returns D's columns.
+int64_t check_head_splits(api::Validator& v, const std::array<int, 3>& splits, int64_t n, int64_t k, int out_bytes,
+                          const TensorView* c) {
+  const auto [left, mid, right] = splits;
+  const std::string given = "(" + std::to_string(left) + ", " + std::to_string(mid) + ", " + std::to_string(right) + ")";
+  const int box_cols = 128 / out_bytes;
+  if (left < 0 || mid <= 0 || right < 0 || left + right == 0) {
+    v.fail("head_splits", "must be (left, mid, right) with mid > 0 and left + right > 0, got " + given);
+  }
+  if (left % box_cols != 0 || mid % box_cols != 0 || right % box_cols != 0) {
+    v.fail("head_splits", "must be multiples of " + std::to_string(box_cols) + " columns (128 bytes of d, one TMA store box), got " + given);
+  }
+  if (n % (left + right) != 0) {
+    v.fail("b", "must have N a multiple of left + right = " + std::to_string(left + right) + " (head_splits " + given +
+                    "), got N = " + std::to_string(n));
+  }
+  if (k == 0) v.fail("a", "must have K > 0 (skip_head_mid writes only the heads' columns of D)");
+  if (c != nullptr) v.fail("c", "is not taken by skip_head_mid (no accumulation)");
+  return n / (left + right) * (left + mid + right);
+}
+
+// head_splits: skip_head_mid's {left, mid, right} (D [M, N / (left + right) * (left + mid + right)]), else null.
 ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b,
-                      const TensorView& sfb, const TensorView& d, const TensorView* c, const GemmOptions& options) {
+                      const TensorView& sfb, const TensorView& d, const TensorView* c, const GemmOptions& options,
+                      const std::array<int, 3>* head_splits = nullptr) {
   api::Validator v(op);
   for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) {
     v.on_device(*t, name);
@@ -50,13 +75,19 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   v.dtype(d, "d", {DType::kBFloat16, DType::kFloat32});
   const int64_t m = a.size(0), k = a.size(1), n = b.size(0);
   v.shape(b, "b", {n, k});
-  v.shape(d, "d", {m, n});
+  const bool fp32_out = d.dtype == DType::kFloat32;
+  ResolvedGemm r;
+  r.d_cols = n;
+  if (head_splits != nullptr) {
+    r.head_splits = *head_splits;
+    r.d_cols = check_head_splits(v, *head_splits, n, k, fp32_out ? 4 : 2, c);
+  }
+  v.shape(d, "d", {m, r.d_cols});
   if (k > 1 && a.stride(1) != 1) v.fail("a", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(a));
   if (k > 1 && b.stride(1) != 1) v.fail("b", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(b));
   v.inner_contiguous(d, "d");
   v.same_device(a, "a", b, "b");
   v.same_device(a, "a", d, "d");
-  const bool fp32_out = d.dtype == DType::kFloat32;
   if (k % 16 != 0) v.fail("a", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + std::to_string(k));
   if (n % (fp32_out ? 4 : 8) != 0) {
     v.fail("d", std::string("must have N a multiple of ") + (fp32_out ? "4 (float32" : "8 (bfloat16") +
@@ -64,7 +95,6 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   }
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) v.fail("a", "has a dimension beyond 2^31 - 1");
 
-  ResolvedGemm r;
   heuristics::Fp8GemmCall call;
   call.m = m;
   call.n = n;
@@ -76,6 +106,9 @@ ResolvedGemm validate(const char* op, const TensorView& a, const TensorView& sfa
   const bool per_channel_sfb = sfb.rank == 2 && sfb.size(0) == n && n != device::ceil_div<int64_t>(n, 128);
   call.recipe = api::resolve_recipe(v, options.recipe, per_channel_sfb ? device::kRecipe1D1D : device::kRecipe1D2D,
                                     {device::kRecipe1D2D, device::kRecipe1D1D});
+  if (head_splits != nullptr && call.recipe != device::kRecipe1D2D) {
+    v.fail("recipe", "must be (1, 128, 128) for skip_head_mid (sfb per 128x128 block, as DeepGEMM's SM90 kernel takes)");
+  }
   const bool sfa_row_major = sf_layout(v, sfa, "sfa", m, sf_k, /*allow_mn_major=*/true) == SfLayout::kRowMajor;
   call.sfa = {sfa_row_major ? 1 : 0, sfa.stride(0), reinterpret_cast<uintptr_t>(sfa.data)};
   r.sfa = {sfa, m, sf_k, sfa_row_major, sfa.stride(0)};
@@ -126,22 +159,12 @@ Sm90Fp8GemmParams make_params(const Sm90Fp8GemmConfig& cfg, const heuristics::Fp
   const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
   Sm90Fp8GemmParams params{};
   api::sm90::set_operand_maps(params, tile, a, p.m, b, p.n, p.k, /*a_tail=*/true, op);
-  params.tma_d = api::sm90::d_map(tile, d, p.m, p.n, op);
+  params.tma_d = api::sm90::d_map(tile, d, p.m, r.d_cols, op);
   const bool per_row_sfb = cfg.recipe == device::kRecipe1D1D;
   api::set_fp8_scales(params.scales, cfg, r.sfa, per_row_sfb ? &r.sfb_rows : nullptr,
                       per_row_sfb ? nullptr : &r.sfb_blocks, op);
-  params.schedule.m = static_cast<int>(p.m);
-  params.schedule.n = static_cast<int>(p.n);
-  params.schedule.k = static_cast<int>(p.k);
-  params.schedule.raster_band = launch.raster_band;
-  if (tile.reduces_from_registers) {  // D by pointer (row stride even: TMA-aligned)
-    params.d = static_cast<float*>(d.data);
-    params.ldd = d.stride(0);
-  }
-  if (cfg.k_splits > 1) {  // partials in the threads' fragment order, one counter per tile
-    params.partials = static_cast<float*>(workspace);
-    params.tile_counters = static_cast<uint32_t*>(tile_counters);
-  }
+  api::sm90::set_gemm_schedule(params, tile, cfg.k_splits, p.m, p.n, p.k, launch.raster_band, d, workspace,
+                               tile_counters);
   return params;
 }
 
@@ -165,8 +188,8 @@ void launch_fp8_gemm(const char* op, const heuristics::Fp8GemmChoice& choice, co
 template <class CheckKernel>
 bool prepare(const char* op, const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
              const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream,
-             ResolvedGemm& r, CheckKernel&& check_kernel) {
-  r = validate(op, a, sfa, b, sfb, d, c, options);
+             ResolvedGemm& r, CheckKernel&& check_kernel, const std::array<int, 3>* head_splits = nullptr) {
+  r = validate(op, a, sfa, b, sfb, d, c, options, head_splits);
   const auto& p = r.problem;
   if (p.m == 0 || p.n == 0) return false;
   if (p.k != 0) check_kernel();
@@ -277,6 +300,28 @@ TensorView transposed(const TensorView& t) {
 void fp8_gemm_nt(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
                  const TensorView& d, const TensorView* c, const GemmOptions& options, cudaStream_t stream) {
   run_fp8_gemm("fp8_gemm_nt", a, sfa, b, sfb, d, c, options, stream);
+}
+
+void fp8_gemm_nt_skip_head_mid(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,
+                               const TensorView& d, const std::array<int, 3>& head_splits, const GemmOptions& options,
+                               cudaStream_t stream) {
+  constexpr const char* op = "fp8_gemm_nt_skip_head_mid";
+  ResolvedGemm r;
+  heuristics::Fp8GemmChoice choice;
+  const auto choose = [&] {
+    // The plain GEMM's choice (tiles, pair, split-K) with the epilogue's columns moved.
+    choice = api::sm90::fitting(op, api::fp8_gemm_choice(r.problem), [&] { return heuristics::describe(r.problem); });
+    choice.config.head_left = r.head_splits[0];
+    choice.config.head_mid = r.head_splits[1];
+    choice.config.head_right = r.head_splits[2];
+    if (const char* rule = device::config_violation(choice.config)) {
+      throw Error(ErrorKind::kUnsupported, std::string(op) + ": no kernel configuration fits (" + rule + "): " +
+                                               heuristics::describe(choice));
+    }
+  };
+  if (prepare(op, a, sfa, b, sfb, d, nullptr, options, stream, r, choose, &head_splits)) {
+    launch_fp8_gemm(op, choice, r, a, b, d, stream);
+  }
 }
 
 void fp8_gemm_nn(const TensorView& a, const TensorView& sfa, const TensorView& b, const TensorView& sfb,

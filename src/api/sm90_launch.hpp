@@ -42,24 +42,32 @@ GemmTile gemm_tile(const C& c, int smem_bytes) {
           smem_bytes};
 }
 
+// Batches of a batched GEMM's operand or output: `count` matrices `stride` elements apart, through a 3-D map (the
+// batch its outermost coordinate: scheduler/sm90_batched_scheduler.cuh); count 0: one matrix, a 2-D map.
+struct Batches {
+  int64_t count = 0, stride = 0;
+};
+
 // A K-major operand [rows, k] of t's dtype (row stride t.stride(0) elements): boxes of one 128-byte swizzled row of K
 // (128 FP8 / 64 BF16 elements) x box_rows, as a WGMMA operand tile in shared memory takes it.
-device::TmaDescriptor operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t box_rows, const char* op);
+device::TmaDescriptor operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t box_rows, const char* op,
+                                  Batches batches = {});
 // An MN-major operand [rows, k] (rows contiguous, K stride t.stride(1) elements; 16-bit types, whose WGMMA reads it
 // as it is): boxes of 64 rows (one 128-byte swizzled row) x one k-block of k_block K-rows, which the producer stacks
 // along the rows (collective/sm90_operands.cuh: Sm90OperandTileLoad).
 device::TmaDescriptor mn_major_operand_map(const TensorView& t, int64_t rows, int64_t k, uint32_t k_block,
-                                           const char* op);
+                                           const char* op, Batches batches = {});
 // tma_a and tma_b of a config (A [m, k], B [n, k]; a shared operand's box is half the tile), each K-major or
 // MN-major (a_k_major, b_k_major: 16-bit types only); with a_tail (K-major A), A's last tile row where M leaves it
 // partly empty and A is not shared loads from tma_a_tail, a box of M's rows rounded up to 8 (a_tail_rows), and tma_a
-// is encoded only where M has a whole tile row.
+// is encoded only where M has a whole tile row. a_batches / b_batches: 3-D maps of batched operands (no tail).
 void set_operand_maps(device::Sm90GemmParams& p, const GemmTile& tile, const TensorView& a, int64_t m,
                       const TensorView& b, int64_t n, int64_t k, bool a_tail, const char* op, bool a_k_major = true,
-                      bool b_k_major = true);
+                      bool b_k_major = true, Batches a_batches = {}, Batches b_batches = {});
 // tma_d of a config: D [rows, cols] of d's dtype in boxes of one swizzle atom of columns x a math warpgroup's rows,
 // as the epilogue stages its tile.
-device::TmaDescriptor d_map(const GemmTile& tile, const TensorView& d, int64_t rows, int64_t cols, const char* op);
+device::TmaDescriptor d_map(const GemmTile& tile, const TensorView& d, int64_t rows, int64_t cols, const char* op,
+                            Batches batches = {});
 
 // MN-major TMA-aligned FP32 scales [rows, sf_k] (element (r, j) at r + j * sf.stride(1)): a box of box_rows scales of
 // one k-block.
@@ -69,6 +77,12 @@ device::TmaDescriptor mn_major_scale_map(const TensorView& sf, int64_t rows, int
 // box_rows rows.
 device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, int64_t sf_k, int64_t ld, uint32_t chunk_k,
                                           uint32_t box_rows, const char* op);
+
+// What every SM90 GEMM op sets alike from its problem and choice: the schedule's m, n, k and raster band, D by pointer
+// (d's data and row stride) where the config reduces from registers, and split-K's partials and tile counters (from a
+// runtime::Workspace) where it splits.
+void set_gemm_schedule(device::Sm90GemmParams& p, const GemmTile& tile, int k_splits, int64_t m, int64_t n, int64_t k,
+                       int raster_band, const TensorView& d, void* partials, void* tile_counters);
 
 // D = C where C is distinct from D (copy_c), or zeros where there is no C (both [rows, cols] views) (a kernel then adds into D or K is 0),
 // stream-ordered.

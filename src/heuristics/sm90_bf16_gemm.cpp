@@ -118,6 +118,15 @@ Bf16GemmProblem make_bf16_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k
           .grouping = device::kGroupingKRanges};
 }
 
+Bf16GemmProblem make_bf16_batched_problem(int grouping, int64_t m, int64_t n, int64_t k, int64_t batches,
+                                          bool b_k_major, int out_dtype, bool accumulate, int num_sms, int tc_util) {
+  const bool summed = grouping == device::kGroupingBatchSum;
+  const int64_t k_blocks = (k + device::kBf16BlockK - 1) / device::kBf16BlockK;
+  return {.m = m, .n = n, .k = summed ? batches * k_blocks * device::kBf16BlockK : k, .num_groups = summed ? 1 : batches,
+          .b_k_major = b_k_major ? 1 : 0, .out_dtype = out_dtype, .accumulate = accumulate ? 1 : 0,
+          .num_sms = num_sms, .tc_util = tc_util, .grouping = grouping};
+}
+
 std::vector<Bf16GemmChoice> rank_bf16_gemm_configs(const Bf16GemmProblem& p, size_t max_count) {
   return rank_configs<Bf16Family>(p, max_count);
 }
@@ -128,7 +137,9 @@ Bf16GemmChoice choose_bf16_gemm_config(const Bf16GemmProblem& p) {
 }
 
 std::string describe(const Bf16GemmProblem& p) {
-  static constexpr const char* kGroupings[] = {"", ", grouping=m_group_ids", ", grouping=m_group_ranges", ", grouping=k_groups"};
+  static constexpr const char* kGroupings[] = {"", ", grouping=m_group_ids", ", grouping=m_group_ranges",
+                                               ", grouping=k_groups", ", grouping=k_ranges", ", grouping=batched",
+                                               ", grouping=batch_sum", ""};
   char text[320];
   std::snprintf(text, sizeof(text),
                 "Bf16GemmProblem(m=%lld, n=%lld, k=%lld, a=%s, b=%s, out=%s, accumulate=%d, num_sms=%d, tc_util=%d%s, "
@@ -136,7 +147,7 @@ std::string describe(const Bf16GemmProblem& p) {
                 static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
                 p.a_k_major ? "k-major" : "mn-major", p.b_k_major ? "k-major" : "mn-major",
                 p.out_dtype == device::kOutFp32 ? "fp32" : "bf16", p.accumulate, p.num_sms, p.tc_util,
-                kGroupings[p.grouping & 3], static_cast<long long>(p.num_groups));
+                kGroupings[p.grouping & 7], static_cast<long long>(p.num_groups));
   return text;
 }
 

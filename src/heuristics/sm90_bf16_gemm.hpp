@@ -39,6 +39,12 @@ Bf16GemmProblem make_bf16_m_grouped_problem(int grouping, int64_t rows_per_group
 Bf16GemmProblem make_bf16_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int64_t groups, int num_sms,
                                             int tc_util);
 
+// einsum's batched problems: `batches` GEMMs of m x n x k each (grouping batched), or one m x n GEMM summed over
+// `batches` batches of K k each (grouping batch_sum: the model sees K = batches x k rounded up to whole k-blocks, over
+// which split-K may split).
+Bf16GemmProblem make_bf16_batched_problem(int grouping, int64_t m, int64_t n, int64_t k, int64_t batches,
+                                          bool b_k_major, int out_dtype, bool accumulate, int num_sms, int tc_util);
+
 using Bf16GemmChoice = GemmChoice<device::Sm90Bf16GemmConfig>;
 
 // The configuration the family runs `tile` with for `problem` (as many stages as fit); none where that is invalid,

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -329,9 +330,13 @@ std::string tuned_fp8_gemm_row(const Fp8GemmProblem& p, const Fp8GemmChoice& cho
                 static_cast<long long>(p.n), static_cast<long long>(p.k), p.recipe, p.out_dtype, p.accumulate,
                 p.sfa_k_major, p.sfb_k_major, p.sf_rows_tma, p.num_sms);
   std::string row = problem, separator;
-#define HOPGEMM_ROW_FIELD(name, default_value, tunable) \
-  row += separator + std::to_string(choice.config.name);  \
-  separator = ", ";
+  // The head splits are not in the table's rows: a tuned problem is a plain GEMM (skip_head_mid sets them on the
+  // plain GEMM's choice), and a row's omitted trailing fields take their defaults (0).
+#define HOPGEMM_ROW_FIELD(name, default_value, tunable)                           \
+  if (!std::string_view(#name).starts_with("head_")) {                            \
+    row += separator + std::to_string(choice.config.name);                        \
+    separator = ", ";                                                             \
+  }
   HOPGEMM_SM90_FP8_GEMM_FIELDS(HOPGEMM_ROW_FIELD)
 #undef HOPGEMM_ROW_FIELD
   return row + "}, " + std::to_string(choice.launch.raster_band) + "},";
@@ -344,10 +349,12 @@ Fp8GemmChoice choose_fp8_gemm_config(const Fp8GemmProblem& p) {
 }
 
 std::string describe(const Fp8GemmProblem& p) {
-  static constexpr const char* kGroupings[] = {"", ", grouping=m_group_ids", ", grouping=m_group_ranges", ", grouping=k_groups"};
+  static constexpr const char* kGroupings[] = {"", ", grouping=m_group_ids", ", grouping=m_group_ranges",
+                                               ", grouping=k_groups", ", grouping=k_ranges", ", grouping=batched",
+                                               ", grouping=batch_sum", ""};
   char groups[96] = "";
   if (p.grouping != device::kGroupingNone) {
-    std::snprintf(groups, sizeof(groups), "%s, num_groups=%lld, group_align=%d", kGroupings[p.grouping & 3],
+    std::snprintf(groups, sizeof(groups), "%s, num_groups=%lld, group_align=%d", kGroupings[p.grouping & 7],
                   static_cast<long long>(p.num_groups), p.group_align);
   }
   char text[352];

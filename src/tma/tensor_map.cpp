@@ -111,4 +111,11 @@ device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
   return cached_encode(map.dtype, map.base, 2, dims, strides, box, map.swizzle, what);
 }
 
+device::TmaDescriptor encode_3d(const TensorMap2d& map, uint64_t batches, uint64_t batch_stride_bytes, const char* what) {
+  const cuuint64_t dims[3] = {map.inner_dim, map.outer_dim, batches};
+  const cuuint64_t strides[2] = {map.outer_stride_bytes, batch_stride_bytes};
+  const cuuint32_t box[3] = {map.box_inner, map.box_outer, 1};
+  return cached_encode(map.dtype, map.base, 3, dims, strides, box, map.swizzle, what);
+}
+
 }  // namespace hopgemm::tma

@@ -24,5 +24,8 @@ struct TensorMap2d {
 
 // Encodes `map` (throws Error(kCuda) naming `what` with the parameters when the driver refuses).
 device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what);
+// `map` repeated `batches` times, batch_stride_bytes apart (a multiple of 16): a rank-3 descriptor with the batch its
+// outermost dimension and a box of one batch (the batched schedulers' operands and outputs).
+device::TmaDescriptor encode_3d(const TensorMap2d& map, uint64_t batches, uint64_t batch_stride_bytes, const char* what);
 
 }  // namespace hopgemm::tma

@@ -16,6 +16,10 @@ from conftest import requires_torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 GEMMS = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
+# fp8_gemm_nt_skip_head_mid: the dense GEMM's parameters with head_splits in c's place, recipe only.
+HEAD_SPLIT_GEMMS = {"fp8_gemm_nt_skip_head_mid": ["a", "sfa", "b", "sfb", "d", "head_splits", "recipe"]}
+# einsum: DeepGEMM's expression and tensors (its use_cublaslt=True is the public function's, not the op's).
+EINSUM_OPS = {"einsum": ["expr", "a", "b", "d", "c"], "fp8_einsum": ["expr", "a", "sfa", "b", "sfb", "d", "c", "recipe"]}
 BF16_GEMMS = ["bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 # The grouped GEMM ops and their parameters after (a, sfa, b, sfb, d).
 GROUPED_GEMMS = {
@@ -43,7 +47,7 @@ INDEXER = {
     "fp8_paged_mqa_logits": ["q", "kv_cache", "weights", "context_lens", "block_table", "schedule_meta",
                              "max_context_len", "clean_logits", "logits_dtype"],
 }
-ALL_OPS = GEMMS + BF16_GEMMS + list(GROUPED_GEMMS) + list(BF16_GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
+ALL_OPS = GEMMS + list(HEAD_SPLIT_GEMMS) + BF16_GEMMS + list(EINSUM_OPS) + list(GROUPED_GEMMS) + list(BF16_GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
 
 STAND_IN_INIT = '''
 """Stand-in torch: dtypes, a shape-only Tensor, torch.ops and torch.library.custom_op (recording)."""
@@ -186,6 +190,10 @@ def test_declared_signatures(stand_in_torch):
             assert sig.parameters["c"].default is None and sig.parameters["recipe"].default is None
             assert sig.return_annotation is None
             assert op.fn.__name__ == name
+        for name, params in {{**{HEAD_SPLIT_GEMMS!r}, **{EINSUM_OPS!r}}}.items():
+            op = ops[name]
+            sig = inspect.signature(op.fn)
+            assert list(sig.parameters) == params and op.mutates_args == ("d",) and op.fn.__name__ == name, sig
         for name in {BF16_GEMMS!r}:
             op = ops[name]
             sig = inspect.signature(op.fn)

@@ -109,12 +109,12 @@ struct Sm90Fp8ScaleFacts {
     else
       return sched.a_row(u);
   }
-  // The scale column of the unit's k-block kb: the masked MN-major sfa's group columns come one after another; the
-  // K-grouped scales are one map over the groups' flat K.
+  // The scale column of the unit's k-block kb: the masked (and batched) MN-major sfa's group columns come one after
+  // another; the K-grouped scales are one map over the groups' flat K.
   template <scheduler::TileScheduler Scheduler>
   HOPGEMM_DEVICE static i32 sf_k_block(const Sm90Fp8ScaleParams& sp, const Scheduler& sched,
                                        const scheduler::WorkUnit& u, i32 kb) {
-    if constexpr (Scheduler::kGrouping == kGroupingMRanges)
+    if constexpr (Scheduler::kGrouping == kGroupingMRanges || Scheduler::kGrouping == kGroupingBatched)
       return u.group * sp.sfa_group_k_blocks + kb;
     else if constexpr (Scheduler::kGrouping == kGroupingK)
       return static_cast<i32>(sched.group_k_begin() / kFp8ScaleBlockK) + kb;

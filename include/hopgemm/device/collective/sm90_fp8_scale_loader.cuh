@@ -21,22 +21,26 @@ struct SfaStager {
   static constexpr int kPasses = F::kSfaPasses, kRowStep = 16 * F::kSfaWarps;
   const Sm90Fp8GemmParams& params;
   u32 half, row;
-  bool vec;  // 16-byte loads: sfa 16-byte aligned, row-major (k-block stride 1) and its row stride a multiple of 4
+  bool vec;  // 16-byte loads: sfa 16-byte aligned, row-major (k-block stride 1), its row (and batch) strides multiples of 4
   float sv[kPasses][4];
 
   HOPGEMM_DEVICE SfaStager(const Sm90Fp8GemmParams& p, u32 staging_warp, u32 lane)
       : params(p), half(lane & 1), row(staging_warp * 16 + lane / 2),
-        vec(reinterpret_cast<u64>(p.scales.sfa) % 16 == 0 && p.scales.sfa_ld % 4 == 0 && p.scales.sfa_kstride == 1) {}
+        vec(reinterpret_cast<u64>(p.scales.sfa) % 16 == 0 && p.scales.sfa_ld % 4 == 0 && p.scales.sfa_kstride == 1 &&
+            (kConfig.grouping != kGroupingBatched || p.scales.sfa_group_stride % 4 == 0)) {}
 
   HOPGEMM_DEVICE bool row_in_tile(int p) const { return F::kSfaFullPasses || p * kRowStep + static_cast<i32>(row) < F::kBlockM; }
 
-  // k-blocks [c0, c0 + kSfaChunk) of the tile's rows from m0: this lane's half of them.
-  HOPGEMM_DEVICE void load(i32 m0, i32 c0, i32 num_k_blocks) {
+  // k-blocks [c0, c0 + kSfaChunk) of the tile's rows from m0 (a batched GEMM's: of `batch`): this lane's half of
+  // them.
+  HOPGEMM_DEVICE void load(i32 m0, i32 c0, i32 num_k_blocks, i32 batch) {
     const i32 m = params.schedule.m, c = c0 + static_cast<i32>(half) * 4;
+    const float* sfa = params.scales.sfa;
+    if constexpr (kConfig.grouping == kGroupingBatched) sfa += batch * params.scales.sfa_group_stride;
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {
       const i32 r = m0 + p * kRowStep + static_cast<i32>(row);
-      const float* src = params.scales.sfa + static_cast<i64>(min(r, m - 1)) * params.scales.sfa_ld +
+      const float* src = sfa + static_cast<i64>(min(r, m - 1)) * params.scales.sfa_ld +
                          static_cast<i64>(c) * params.scales.sfa_kstride;
       const bool valid = r < m && row_in_tile(p);
       if (valid && vec && c + 4 <= num_k_blocks) {
@@ -65,7 +69,7 @@ struct SfaStager {
 // beside its other state, changed how the compiler laid out the producer loop: 840 -> 247 instructions at 256x128).
 struct NoSfaStager {
   HOPGEMM_DEVICE NoSfaStager(const Sm90Fp8GemmParams&, u32, u32) {}
-  HOPGEMM_DEVICE void load(i32, i32, i32) {}
+  HOPGEMM_DEVICE void load(i32, i32, i32, i32) {}
   HOPGEMM_DEVICE void store(float*, i32) const {}
 };
 
@@ -113,7 +117,7 @@ struct Sm90Fp8ScaleLoader {
   HOPGEMM_DEVICE void before_empty_wait(const scheduler::WorkUnit& u, i32 kb) {
     if constexpr (F::kSfaStaged)
       if (sfa_warp && (kb == u.kb_begin || kb % F::kSfaChunk == 0))
-        sfa_stager.load(sfa_m0, kb / F::kSfaChunk * F::kSfaChunk, num_k_blocks);
+        sfa_stager.load(sfa_m0, kb / F::kSfaChunk * F::kSfaChunk, num_k_blocks, u.group);
   }
 
   // Lane 0 of warp 0, after the A and B loads of stage s (full barrier bar): the scales that come by TMA into it.

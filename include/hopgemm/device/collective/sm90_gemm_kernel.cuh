@@ -126,7 +126,8 @@ HOPGEMM_DEVICE void sm90_gemm(const typename K::Params& params, u8* smem_base) {
       } else if (store) {
         const u32 d_buf = Mainloop::kDInStage ? smem.a_stage(mainloop.last_stage) : smem.d;
         epilogue::store_tile<K::kBlockM, kBlockN, K::kWgRows, K::kStoresFp32, K::kAccumulate, K::kDSwizzleBytes,
-                             K::kDPasses>(fin, d_buf, &params.tma_d, wg, m0, n0);
+                             K::kDPasses, typename K::Columns, scheduler::kBatchedStores<Scheduler>>(
+            fin, d_buf, &params.tma_d, wg, m0, n0, scheduler::d_batch(sched, u));
       }
       if constexpr (Mainloop::kDInStage) {
         // This warpgroup's stores must have read the stage before the producers may refill it.

@@ -23,6 +23,8 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
   // (the host encodes none for an MN-major A).
   using LoadA = typename K::Operands::LoadA;
   using LoadB = typename K::Operands::LoadB;
+  // A batched scheduler's operands are 3-D maps, the batch their third coordinate.
+  constexpr bool kBatched = scheduler::kBatchedLoads<Scheduler>;
   typename K::Scales::Loader scales(params, smem.scales, pwarp, lane);
   if (pwarp != 0 && !scales.loads()) return;
 
@@ -49,6 +51,7 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
       const u32 bar = ptx::smem_addr(full);
       const u32 a_dst = smem.a_stage(s), b_dst = smem.b_stage(s);
       const i32 k0 = sched.k_offset(u, kb);
+      const i32 batch = scheduler::load_batch(sched, u, kb);
       const auto scale_k = scales.k_block(sched, u, kb, s);
       if (pwarp == 0) {
         if (lane == 0) {
@@ -58,27 +61,29 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
           if constexpr (K::kMulticastA) {
             constexpr int kHalf = kBlockM / 2;
             static_assert(shared_operand_box_rows(kBlockM) == kHalf, "A's halves are whole swizzle atoms");
-            LoadA::template load_multicast<kHalf>(a_dst + cta_rank * kHalf * kRowBytes, maps.a(params), k0,
-                                                  m0 + cta_rank * kHalf, bar, 0b11);
+            LoadA::template load_multicast<kHalf, kBatched>(a_dst + cta_rank * kHalf * kRowBytes, maps.a(params), k0,
+                                                            m0 + cta_rank * kHalf, batch, bar, 0b11);
           } else {
-            LoadA::template load<kBlockM>(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0, bar);
+            LoadA::template load<kBlockM, kBatched>(a_dst, a_tail ? &params.tma_a_tail : maps.a(params), k0, m0,
+                                                    batch, bar);
           }
           if constexpr (K::kMulticastB) {
             constexpr int kBox = shared_operand_box_rows(kBlockN);  // the rows of tma_b's box (the host's map)
             if (sched.shares_b(u)) {
               if constexpr (kBox < kBlockN) {
-                LoadB::template load_multicast<kBox>(b_dst + cta_rank * kBox * kRowBytes, maps.b(params), k0,
-                                                     n0 + cta_rank * kBox, bar, 0b11);
+                LoadB::template load_multicast<kBox, kBatched>(b_dst + cta_rank * kBox * kRowBytes, maps.b(params), k0,
+                                                               n0 + cta_rank * kBox, batch, bar, 0b11);
               } else if (cta_rank == 0) {
-                LoadB::template load_multicast<kBox>(b_dst, maps.b(params), k0, n0, bar, 0b11);
+                LoadB::template load_multicast<kBox, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar, 0b11);
               }
             } else {  // the pair's tiles take different B rows: each CTA loads all of its own (both halves)
-              LoadB::template load<kBox>(b_dst, maps.b(params), k0, n0, bar);
+              LoadB::template load<kBox, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar);
               if constexpr (kBox < kBlockN)
-                LoadB::template load<kBox>(b_dst + kBox * kRowBytes, maps.b(params), k0, n0 + kBox, bar);
+                LoadB::template load<kBox, kBatched>(b_dst + kBox * kRowBytes, maps.b(params), k0, n0 + kBox, batch,
+                                                     bar);
             }
           } else {
-            LoadB::template load<kBlockN>(b_dst, maps.b(params), k0, n0, bar);
+            LoadB::template load<kBlockN, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar);
           }
           scales.issue_with_operands(scale_k, bar, n0);
         }

@@ -15,15 +15,19 @@
 //   Storage, Loader, Reader    its shared memory, its producer side and its math threads' side
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/epilogue/sm90_column_map.cuh"
 #include "hopgemm/device/kernels/sm90_gemm_types.cuh"
 
 namespace hopgemm::device::collective {
 
-template <auto kConfig, class OperandsT, class ScalesT>
+// ColumnsT: the epilogue's column map (epilogue/sm90_column_map.cuh), the identity unless the family's config skips
+// columns of D.
+template <auto kConfig, class OperandsT, class ScalesT, class ColumnsT = epilogue::Sm90IdentityColumns>
   requires Sm90GemmConfig<decltype(kConfig)>
 struct Sm90GemmTraits {
   using Operands = OperandsT;
   using Scales = ScalesT;
+  using Columns = ColumnsT;
   using Params = typename Scales::Params;
   static constexpr int kBlockM = kConfig.block_m, kBlockN = kConfig.block_n, kBlockK = Operands::kBlockK;
   static constexpr int kStages = kConfig.num_stages;

@@ -22,30 +22,48 @@ namespace hopgemm::device::collective {
 //   K-major:  one box of the map's rows x 128 bytes of K at (k0, row0): row r at r x 128 bytes, swizzled.
 //   MN-major: the map is [K, rows] with rows contiguous; one box of 64 rows (128 bytes) x kBlockK K-rows per 64 tile
 //             rows, at (row0 + 64 i, k0), box i at i x 64 x 128 bytes: the same bytes per 64 rows as K-major.
+// kBatched: the map is 3-D, `batch` its outermost coordinate (a batched scheduler's); else 2-D and batch unused.
 template <bool kKMajor, int kBlockK>
 struct Sm90OperandTileLoad {
   static constexpr int kAtomRows = 64, kAtomBytes = kAtomRows * kSm90KBlockBytes;
-  template <int kRows>
-  HOPGEMM_DEVICE static void load(u32 dst, const TmaDescriptor* map, i32 k0, i32 row0, u32 bar) {
+  template <int kRows, bool kBatched = false>
+  HOPGEMM_DEVICE static void load(u32 dst, const TmaDescriptor* map, i32 k0, i32 row0, i32 batch, u32 bar) {
     if constexpr (kKMajor) {
-      ptx::cp_async_bulk_tensor_2d_g2s(dst, map, k0, row0, bar);
+      copy<kBatched>(dst, map, k0, row0, batch, bar);
     } else {
       static_assert(kRows % kAtomRows == 0, "an MN-major tile loads whole 64-row atoms");
 #pragma unroll
-      for (int i = 0; i < kRows / kAtomRows; ++i)
-        ptx::cp_async_bulk_tensor_2d_g2s(dst + i * kAtomBytes, map, row0 + i * kAtomRows, k0, bar);
+      for (int i = 0; i < kRows / kAtomRows; ++i) copy<kBatched>(dst + i * kAtomBytes, map, row0 + i * kAtomRows, k0, batch, bar);
     }
   }
-  template <int kRows>
-  HOPGEMM_DEVICE static void load_multicast(u32 dst, const TmaDescriptor* map, i32 k0, i32 row0, u32 bar, u16 mask) {
+  template <int kRows, bool kBatched = false>
+  HOPGEMM_DEVICE static void load_multicast(u32 dst, const TmaDescriptor* map, i32 k0, i32 row0, i32 batch, u32 bar,
+                                            u16 mask) {
     if constexpr (kKMajor) {
-      ptx::cp_async_bulk_tensor_2d_g2s_multicast(dst, map, k0, row0, bar, mask);
+      copy_multicast<kBatched>(dst, map, k0, row0, batch, bar, mask);
     } else {
       static_assert(kRows % kAtomRows == 0, "an MN-major tile loads whole 64-row atoms");
 #pragma unroll
       for (int i = 0; i < kRows / kAtomRows; ++i)
-        ptx::cp_async_bulk_tensor_2d_g2s_multicast(dst + i * kAtomBytes, map, row0 + i * kAtomRows, k0, bar, mask);
+        copy_multicast<kBatched>(dst + i * kAtomBytes, map, row0 + i * kAtomRows, k0, batch, bar, mask);
     }
+  }
+
+ private:
+  template <bool kBatched>
+  HOPGEMM_DEVICE static void copy(u32 dst, const TmaDescriptor* map, i32 x, i32 y, i32 batch, u32 bar) {
+    if constexpr (kBatched)
+      ptx::cp_async_bulk_tensor_3d_g2s(dst, map, x, y, batch, bar);
+    else
+      ptx::cp_async_bulk_tensor_2d_g2s(dst, map, x, y, bar);
+  }
+  template <bool kBatched>
+  HOPGEMM_DEVICE static void copy_multicast(u32 dst, const TmaDescriptor* map, i32 x, i32 y, i32 batch, u32 bar,
+                                            u16 mask) {
+    if constexpr (kBatched)
+      ptx::cp_async_bulk_tensor_3d_g2s_multicast(dst, map, x, y, batch, bar, mask);
+    else
+      ptx::cp_async_bulk_tensor_2d_g2s_multicast(dst, map, x, y, bar, mask);
   }
 };
 

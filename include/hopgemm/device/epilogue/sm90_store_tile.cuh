@@ -5,6 +5,7 @@
 // so it overlaps the next tile's mainloop.
 
 #include "hopgemm/device/common.cuh"
+#include "hopgemm/device/epilogue/sm90_column_map.cuh"
 #include "hopgemm/device/pipeline/sm90_named_barriers.cuh"
 #include "hopgemm/device/ptx/barrier.cuh"
 #include "hopgemm/device/ptx/convert.cuh"
@@ -30,9 +31,13 @@ HOPGEMM_DEVICE u32 d_tile_offset(u32 row, u32 col_bytes) {
 // kPasses > 1: the smem buffer holds only kBlockN / kPasses columns (kAtoms / kPasses swizzle atoms);
 // the warpgroup writes and stores one column slice per pass, waiting for the previous slice's TMA store
 // to finish reading the buffer before overwriting it.
-template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle, int kPasses = 1>
+// Columns: where each box's first column lands in D (epilogue/sm90_column_map.cuh; the identity for every GEMM but
+// skip_head_mid's). kBatched: tma_d is 3-D, `batch` its outermost coordinate (a batched scheduler's D); else 2-D.
+template <int kBlockM, int kBlockN, int kWgRows, bool kFp32, bool kAccumulate, int kSwizzle, int kPasses = 1,
+          class Columns = Sm90IdentityColumns, bool kBatched = false>
 HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem_d, const TmaDescriptor* tma_d,
-                               u32 wg, i32 m0, i32 n0) {
+                               u32 wg, i32 m0, i32 n0, i32 batch = 0) {
+  static_assert(!(kBatched && kAccumulate), "a batched D is stored, never reduced into");
   constexpr int kWaves = kWgRows / 64;
   constexpr int kElem = kFp32 ? 4 : 2;
   constexpr int kAtoms = kBlockN * kElem / kSwizzle;
@@ -94,9 +99,11 @@ HOPGEMM_DEVICE void store_tile(float (&fin)[kWgRows / 64][kBlockN / 2], u32 smem
       for (int al = 0; al < kAtomsPerPass; ++al) {
         const int a = p * kAtomsPerPass + al;
         const u32 src = smem_d + al * (kBlockM * kSwizzle) + wg * kWgRows * kSwizzle;
-        const i32 x = n0 + a * (kSwizzle / kElem), y = m0 + static_cast<i32>(wg) * kWgRows;
+        const i32 x = Columns::map(n0 + a * (kSwizzle / kElem)), y = m0 + static_cast<i32>(wg) * kWgRows;
         if constexpr (kAccumulate)
           ptx::cp_reduce_async_bulk_tensor_2d_add(tma_d, x, y, src);
+        else if constexpr (kBatched)
+          ptx::cp_async_bulk_tensor_3d_s2g(tma_d, x, y, batch, src);
         else
           ptx::cp_async_bulk_tensor_2d_s2g(tma_d, x, y, src);
       }

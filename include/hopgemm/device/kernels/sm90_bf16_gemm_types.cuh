@@ -62,14 +62,16 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Bf16GemmCon
   // Grouped: no split-K; group-ids tiles lie inside one aligned group; row-masked tiles store BF16; K-grouped (K ranges
   // of MN-major operands: the BF16 ops have no patched-descriptor K-grouped form) adds FP32 D from registers (rows
   // clipped to the group).
+  // Batched (einsum): a 3-D D stored, never accumulated; summed over batches: split-K over all the batches' K.
   const bool grouping_ok =
-      c.grouping >= kGroupingNone && c.grouping <= kGroupingKRanges && c.grouping != kGroupingK &&
-      (c.grouping == kGroupingNone || c.k_splits == 1) &&
+      c.grouping >= kGroupingNone && c.grouping <= kGroupingBatchSum && c.grouping != kGroupingK &&
+      (c.grouping == kGroupingNone || c.grouping == kGroupingBatchSum || c.k_splits == 1) &&
+      (c.grouping != kGroupingBatched || c.accumulate == 0) &&
       (c.grouping != kGroupingMIds || c.block_m == 64 || c.block_m == 128) &&
       (c.grouping != kGroupingMRanges || (c.out_dtype == kOutBf16 && c.accumulate == 0)) &&
       (c.grouping != kGroupingKRanges || reduces_from_registers(c));
   if (!flags_ok) return "a_k_major, b_k_major, out_dtype and accumulate take 0 or 1";
-  if (!grouping_ok) return "grouping: none, group ids, row ranges or K ranges; no split-K; group ids take 64/128-row tiles; row ranges a BF16 D; K ranges FP32 D accumulated from registers";
+  if (!grouping_ok) return "grouping: none, group ids, row ranges, K ranges, batched or batch sum; split-K only ungrouped or summed over batches; group ids take 64/128-row tiles; row ranges a BF16 D; K ranges FP32 D accumulated from registers; batched no accumulation";
   if (!tile_ok) return "block_m is 64, 128 or 256; block_n is 8..256, a multiple of 8";
   if (!mn_major_ok) return "an MN-major operand's tile rows (a CTA pair's half of them) are a multiple of 64";
   if (!regs_ok) return "the sums do not fit the registers: waves x block_n <= 256";

@@ -13,9 +13,11 @@
 
 namespace hopgemm::device {
 
+// The epilogue's column map is the identity unless the config has head splits (fp8_gemm_nt_skip_head_mid).
 template <Sm90Fp8GemmConfig kConfig>
-using Sm90Fp8GemmTraits =
-    collective::Sm90GemmTraits<kConfig, collective::Sm90E4m3Operands, collective::Sm90Fp8Scales<kConfig>>;
+using Sm90Fp8GemmTraits = collective::Sm90GemmTraits<
+    kConfig, collective::Sm90E4m3Operands, collective::Sm90Fp8Scales<kConfig>,
+    typename epilogue::Sm90ColumnMapFor<kConfig.head_left, kConfig.head_mid, kConfig.head_right>::Type>;
 
 template <Sm90Fp8GemmConfig kConfig>
 __global__ void __launch_bounds__(num_threads(kConfig), 1)

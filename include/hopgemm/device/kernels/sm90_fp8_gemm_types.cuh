@@ -72,12 +72,16 @@ enum Sm90Fp8Recipe : int { kRecipe1D2D = 0, kRecipe1D1D = 1 };
 //   sf_chunks        1: the row-major per-row scales come by TMA, 4 k-blocks of every row per box, into a ring of
 //                    their own instead of every stage (the host checks 16-byte rows: sf_rows_tma_ok)
 //   grouping         which scheduler hands out the tiles (Sm90Grouping): dense, or one of the MoE grouped layouts
+//   head_left/_mid/_right  fp8_gemm_nt_skip_head_mid's head splits: D holds heads of left + mid + right columns and
+//                    the GEMM's heads of left + right columns are stored around the middle ones (the epilogue's
+//                    column map, epilogue/sm90_column_map.cuh); head_mid == 0: every column where it is
 // The SM count and the raster band are launch parameters (Sm90Fp8GemmParams): one cubin serves every device size.
 #define HOPGEMM_SM90_FP8_GEMM_FIELDS(X)                                                                         \
   X(block_m, 128, 1) X(block_n, 128, 1) X(num_stages, 4, 1) X(cluster_m, 1, 1) X(cluster_n, 1, 1)              \
   X(recipe, kRecipe1D2D, 0) X(out_dtype, kOutBf16, 0) X(accumulate, 0, 0) X(sfa_k_major, 0, 0)                 \
   X(sfb_k_major, 1, 0) X(promote_overlap, 0, 1) X(d_passes, 1, 1) X(d_in_stage, 0, 1) X(k_splits, 1, 1)         \
-  X(sfb_regs, 0, 1) X(sf_chunks, 0, 1) X(grouping, kGroupingNone, 0)
+  X(sfb_regs, 0, 1) X(sf_chunks, 0, 1) X(grouping, kGroupingNone, 0) X(head_left, 0, 0) X(head_mid, 0, 0)           \
+  X(head_right, 0, 0)
 
 // All fields int: a structural C++20 NTTP, no padding, trivially hashable.
 struct Sm90Fp8GemmConfig {
@@ -108,6 +112,7 @@ struct Sm90Fp8ScaleParams {
   i32 sfb_kstride;   // k-block stride (elements) of 1D2D sfb: 1 row-major, align(ceil(N/128), 4) MN-major
   i32 sfa_group_k_blocks;  // MN-major masked sfa ([G x ceil(K/128)] columns of M_max rows): ceil(K/128); else 0
   i64 sfb_group_stride;    // 1D2D sfb: elements between the groups' block scales
+  i64 sfa_group_stride;    // batched, row-major sfa read by pointer: elements between the batches' scales
 };
 
 struct Sm90Fp8GemmParams : Sm90GemmParams {
@@ -205,20 +210,33 @@ HOPGEMM_HOST_DEVICE constexpr const char* config_violation(const Sm90Fp8GemmConf
   // Grouped: no split-K; group-ids tiles lie inside one aligned group (64 or 128 rows); row-masked tiles store BF16, and not from three math warpgroups (152 registers each: the row-range
   // scheduler and the row-masked store spilled 24-52 bytes at 192x128); K-grouped reads MN-major scales by TMA (their columns per group) and adds
   // FP32 D from registers (rows clipped to the group).
+  // Batched (fp8_einsum): 1D2D, a stored D, the per-row scales staged or MN-major (not chunked: a chunk would
+  // straddle two batches' scales).
   const bool grouping_ok =
-      c.grouping >= kGroupingNone && c.grouping <= kGroupingK && (c.grouping == kGroupingNone || c.k_splits == 1) &&
+      ((c.grouping >= kGroupingNone && c.grouping <= kGroupingK) || c.grouping == kGroupingBatched) &&
+      (c.grouping == kGroupingNone || c.k_splits == 1) &&
+      (c.grouping != kGroupingBatched || (c.recipe == kRecipe1D2D && c.accumulate == 0 && c.sf_chunks == 0)) &&
       (c.grouping != kGroupingMIds || c.block_m == 64 || c.block_m == 128) &&
       (c.grouping != kGroupingMRanges || (c.out_dtype == kOutBf16 && c.accumulate == 0 && c.block_m != 192)) &&
       (c.grouping != kGroupingK ||
        (c.recipe == kRecipe1D1D && c.sfa_k_major == 0 && c.sfb_k_major == 0 && reduces_from_registers(c)));
+  // Head splits: each TMA store box of D (one swizzle atom of columns) inside one part of one head, so the column map
+  // moves whole boxes; only the dense scheduler's stores go through it.
+  const int d_box_cols = d_swizzle_bytes(c) / out_elem_bytes(c);
+  const bool head_splits_ok =
+      c.head_mid == 0 ? c.head_left == 0 && c.head_right == 0
+                      : c.head_mid > 0 && c.head_left >= 0 && c.head_right >= 0 && c.head_left + c.head_right > 0 &&
+                            c.head_left % d_box_cols == 0 && c.head_mid % d_box_cols == 0 &&
+                            c.head_right % d_box_cols == 0 && c.grouping == kGroupingNone && c.accumulate == 0;
   if (!flags_ok) return "recipe, out_dtype, accumulate, sfa_k_major and sfb_k_major take 0 or 1";
-  if (!grouping_ok) return "grouping: no split-K; group ids take 64/128-row tiles; row ranges a BF16 D and no 192-row tile; K groups recipe 1D1D, MN-major scales, FP32 D accumulated from registers";
+  if (!grouping_ok) return "grouping: no split-K; group ids take 64/128-row tiles; row ranges a BF16 D and no 192-row tile; K groups recipe 1D1D, MN-major scales, FP32 D accumulated from registers; batched 1D2D, no accumulation, no scale chunks";
   if (!tile_ok) return "block_m is 64, 128, 192 or 256; block_n is 8..256, a multiple of 16 (1D2D; 8 for 1D1D) straddling at most two 128-column scale blocks";
   if (!regs_ok) return "the accumulators do not fit the registers (three math warpgroups: block_n <= 128 (1D1D 96), no promote_overlap; else (waves + 1) x block_n <= 384)";
   if (!overlap_ok) return "promote_overlap needs one wave and block_n <= 128, or two waves and block_n <= 96";
   if (!in_stage_ok) return "d_in_stage needs no promote_overlap";
   if (const char* rule = common_config_violation(c)) return rule;
   if (!producer_regs_ok) return "256-row 1D1D (or row-range grouped) tiles with row-major scales need sf_chunks";
+  if (!head_splits_ok) return "head splits: all 0, or left, mid, right multiples of D's store box, mid > 0, no grouping or accumulation";
   if (!sfb_regs_ok) return "sfb_regs is for recipe 1D2D";
   if (!sf_chunks_ok) return "sf_chunks needs row-major per-row scales";
   if (smem_bytes(c) > kSm90SmemCapacity) return "the stages and the D tile do not fit the 227 KB of shared memory";

@@ -19,7 +19,19 @@ namespace hopgemm::device {
 //   k_groups        K-grouped: every group its own K, A and B maps patched per group (Sm90KGroupedScheduler)
 //   k_ranges        K-grouped over one MN-major A [sum(ks), M] and B [sum(ks), N]: every group a range of the flat K,
 //                   loaded through the kernel's own maps (Sm90KRangesScheduler)
-enum Sm90Grouping : int { kGroupingNone = 0, kGroupingMIds = 1, kGroupingMRanges = 2, kGroupingK = 3, kGroupingKRanges = 4 };
+//   batched         num_groups m x n x k GEMMs through 3-D descriptors of A, B and D, the batch outermost
+//                   (Sm90BatchedScheduler: einsum "bhr,hdr->bhd", "bhd,hdr->bhr")
+//   batch_sum       one m x n GEMM summed over num_groups batches of A and B (3-D descriptors), D 2-D
+//                   (Sm90BatchSumScheduler: einsum "bmk,bnk->mn")
+enum Sm90Grouping : int {
+  kGroupingNone = 0,
+  kGroupingMIds = 1,
+  kGroupingMRanges = 2,
+  kGroupingK = 3,
+  kGroupingKRanges = 4,
+  kGroupingBatched = 5,
+  kGroupingBatchSum = 6
+};
 // How kGroupingMRanges reads grouped_layout.
 enum Sm90GroupRanges : int { kRangesFromEnds = 0, kRangesMasked = 1 };
 enum Sm90OutDtype : int { kOutBf16 = 0, kOutFp32 = 1 };
@@ -156,7 +168,7 @@ struct Sm90ScheduleParams {
   // Grouped GEMMs (grouping != none). B is [G x N, K] (its groups stacked along N) for the M-grouped layouts.
   const i32* grouped_layout;  // m_group_ids: [M_sum] group per row; m_group_ranges: [G] cumulative row ends or
                               // masked_m; k_groups: [G] K of each group
-  i32 num_groups;
+  i32 num_groups;  // batched, batch_sum: the batches
   i32 ranges_kind;  // m_group_ranges: Sm90GroupRanges
   i32 group_rows;   // masked: rows per group of A / D (M_max); k_groups: M
   i32 group_align;  // m_group_ranges from ends: a group starts at the previous end rounded up to this

@@ -42,6 +42,32 @@ concept TileScheduler = requires(S& s, const S& cs, WorkUnit& u, const WorkUnit&
   { S::kGrouping } -> ConvertibleToInt;
 };
 
+// Batched schedulers (sm90_batched_scheduler.cuh) load through 3-D descriptors, the batch of k-block kb their third
+// coordinate (load_batch(u, kb)), and may store D through one too (d_batch(u)). Every other scheduler's loads and
+// stores are 2-D: batch 0, never passed to an instruction.
+template <class S>
+inline constexpr bool kBatchedLoads = requires(const S& s, const WorkUnit& u) {
+  { s.load_batch(u, 0) } -> SameAs<i32>;
+};
+template <class S>
+inline constexpr bool kBatchedStores = requires(const S& s, const WorkUnit& u) {
+  { s.d_batch(u) } -> SameAs<i32>;
+};
+template <class S>
+HOPGEMM_DEVICE i32 load_batch(const S& sched, const WorkUnit& u, i32 kb) {
+  if constexpr (kBatchedLoads<S>)
+    return sched.load_batch(u, kb);
+  else
+    return 0;
+}
+template <class S>
+HOPGEMM_DEVICE i32 d_batch(const S& sched, const WorkUnit& u) {
+  if constexpr (kBatchedStores<S>)
+    return sched.d_batch(u);
+  else
+    return 0;
+}
+
 // The next unit after the one next() returned last that runs the mainloop (a padding tile of zeros,
 // WorkUnit::skip_mainloop, loads nothing and reads no scales), without consuming it (a copy of the scheduler walks
 // ahead). Look-aheads that prefetch a unit's data (the scale reader's sfb_regs) must use this one.

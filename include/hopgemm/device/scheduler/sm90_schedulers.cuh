@@ -1,6 +1,7 @@
 #pragma once
 // Every SM90 tile scheduler, and the one a grouping takes (kernels/sm90_gemm_types.cuh: Sm90Grouping).
 
+#include "hopgemm/device/scheduler/sm90_batched_scheduler.cuh"
 #include "hopgemm/device/scheduler/sm90_dense_scheduler.cuh"
 #include "hopgemm/device/scheduler/sm90_k_grouped_scheduler.cuh"
 #include "hopgemm/device/scheduler/sm90_m_group_ids_scheduler.cuh"
@@ -28,6 +29,14 @@ struct SchedulerFor<kGroupingK, kGeo> {
 template <Sm90TileGeometry kGeo>
 struct SchedulerFor<kGroupingKRanges, kGeo> {
   using Type = Sm90KRangesScheduler<kGeo>;
+};
+template <Sm90TileGeometry kGeo>
+struct SchedulerFor<kGroupingBatched, kGeo> {
+  using Type = Sm90BatchedScheduler<kGeo>;
+};
+template <Sm90TileGeometry kGeo>
+struct SchedulerFor<kGroupingBatchSum, kGeo> {
+  using Type = Sm90BatchSumScheduler<kGeo>;
 };
 
 }  // namespace hopgemm::device::scheduler
