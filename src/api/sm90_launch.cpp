@@ -72,8 +72,8 @@ device::TmaDescriptor mn_major_scale_map(const TensorView& sf, int64_t rows, int
                         op);
 }
 
-device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, int64_t sf_k, int64_t ld, uint32_t chunk_k,
-                                          uint32_t box_rows, const char* op) {
+device::TmaDescriptor row_scale_chunk_map(const TensorView& sf, int64_t rows, int64_t sf_k, int64_t ld,
+                                          uint32_t chunk_k, uint32_t box_rows, const char* op) {
   return tma::encode_2d({DType::kFloat32, sf.data, uint64_t(sf_k), uint64_t(rows), uint64_t(ld) * 4, chunk_k, box_rows,
                          tma::Swizzle::kNone},
                         op);
@@ -108,7 +108,8 @@ void prefill_output(const TensorView& d, const TensorView* c, bool copy_c, cudaS
 
 SplitKScratch splitk_scratch(const GemmTile& tile, int k_splits, int64_t m, int64_t n) {
   if (k_splits <= 1) return {};
-  const size_t tiles = size_t(device::ceil_div<int64_t>(m, tile.block_m)) * size_t(device::ceil_div<int64_t>(n, tile.block_n));
+  const size_t tiles =
+      size_t(device::ceil_div<int64_t>(m, tile.block_m)) * size_t(device::ceil_div<int64_t>(n, tile.block_n));
   return {tiles * 4, tiles * size_t(k_splits) * size_t(tile.block_m) * size_t(tile.block_n) * 4};
 }
 
