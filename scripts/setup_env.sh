@@ -61,6 +61,13 @@ pip_ensure() {
     setup_error "could not install ${missing[*]}; run: $PYTHON -m pip install ${missing[*]}"
 }
 pip_ensure nanobind:nanobind scikit_build_core:scikit-build-core numpy:numpy pytest:pytest ml_dtypes:ml_dtypes
+# nvdisasm for the SASS checks (tests/python/test_uniform_datapath.py): the toolkit's where it has one, else the wheel's.
+if ! command -v nvdisasm >/dev/null && [ -z "${NVDISASM:-}" ] &&
+   ! "$PYTHON" -c 'import glob, sys, sysconfig; sys.exit(not glob.glob(sysconfig.get_paths()["purelib"] + "/nvidia/cu*/bin/nvdisasm"))'; then
+  echo "hopgemm setup: installing nvidia-cuda-nvdisasm"
+  "$PYTHON" -m pip install -q nvidia-cuda-nvdisasm ||
+    setup_error "could not install nvidia-cuda-nvdisasm; run: $PYTHON -m pip install nvidia-cuda-nvdisasm"
+fi
 cmake_ok() { command -v cmake >/dev/null && printf '3.25\n%s\n' "$(cmake --version | sed -n 's/^cmake version //p')" | sort -V -C; }
 if ! cmake_ok; then
   echo "hopgemm setup: installing cmake >= 3.25 (pip)"

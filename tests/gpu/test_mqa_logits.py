@@ -154,7 +154,9 @@ def test_paged_empty_blocks_are_neg_inf():
 
 
 def test_paged_metadata_matches_reference():
-    for batch, num_sms, lens_2d in [(1, 132, False), (37, 132, True), (4096, 132, True), (300, 7, False), (0, 132, False)]:
+    # 5632 x 2 lengths fill the kernel's shared-memory staging exactly; 8000 x 2 and 12000 take the global-memory path.
+    for batch, num_sms, lens_2d in [(1, 132, False), (37, 132, True), (4096, 132, True), (300, 7, False), (0, 132, False),
+                                    (5632, 132, True), (8000, 132, True), (12000, 114, False)]:
         c_lens = torch.randint(0, 20000, (batch, 2) if lens_2d else (batch,), dtype=torch.int32, device="cuda")
         meta = hopgemm.get_paged_mqa_logits_metadata(c_lens, 64, num_sms).cpu().tolist()
         req = (c_lens.max(dim=1).values if lens_2d else c_lens).tolist()

@@ -33,12 +33,15 @@ struct Sm90MGroupIdsScheduler {
     return g >= 0 && g < dense.params.num_groups ? g : -1;
   }
 
+  // Every padding tile comes out of the walk (WorkUnit::zero_d, skip_mainloop) in both modes; whether D receives its
+  // zeros is decided at the store (stores(), params.zero_padding_blocks). With that launch parameter read here, in
+  // the walk's loop, ptxas took the consumer's WGMMA descriptors off the uniform datapath (16 R2UR per k-block at
+  // 128x128..192; none with the walk as it is now); an untouched-mode padding tile costs the walk a step and no loads.
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
-    const bool zero_padding = dense.params.zero_padding_blocks != 0;
     while (dense.next(u)) {
       const i32 g = group_of(u.m_block);
       // A block past M (a pair's phantom) is never stored, so it is never zeroed either.
-      const bool zero_own = zero_padding && g < 0 && u.m_block < dense.num_m_blocks;
+      const bool zero_own = g < 0 && u.m_block < dense.num_m_blocks;
       if constexpr (kGeo.cluster_m == 1) {
         if (g < 0 && !zero_own) continue;
         u.group = g < 0 ? 0 : g;
@@ -46,7 +49,7 @@ struct Sm90MGroupIdsScheduler {
         return true;
       } else {
         const i32 peer = group_of(u.m_block ^ 1);  // the pair's m-blocks are 2i and 2i + 1
-        const bool zero_peer = zero_padding && peer < 0 && (u.m_block ^ 1) < dense.num_m_blocks;
+        const bool zero_peer = peer < 0 && (u.m_block ^ 1) < dense.num_m_blocks;
         if (g < 0 && peer < 0 && !zero_own && !zero_peer) continue;
         own_block = g >= 0 || zero_own;
         same_groups = g < 0 || peer < 0 || g == peer;
@@ -69,7 +72,9 @@ struct Sm90MGroupIdsScheduler {
   HOPGEMM_DEVICE i32 d_col(const WorkUnit& u) const { return u.n_block * kBlockN; }
   HOPGEMM_DEVICE i32 k_offset(const WorkUnit& u, i32 kb) const { return dense.k_offset(u, kb); }
   HOPGEMM_DEVICE bool in_last_partial_row(const WorkUnit& u) const { return dense.in_last_partial_row(u); }
-  HOPGEMM_DEVICE bool stores(const WorkUnit& u) const { return own_block && dense.stores(u); }
+  HOPGEMM_DEVICE bool stores(const WorkUnit& u) const {
+    return own_block && dense.stores(u) && (!u.zero_d || dense.params.zero_padding_blocks != 0);
+  }
   HOPGEMM_DEVICE i32 tile_index(const WorkUnit& u) const { return dense.tile_index(u); }
   static constexpr bool kRowMaskedTiles = false;
   HOPGEMM_DEVICE i32 d_row_end(const WorkUnit& u) const { return dense.d_row_end(u); }

@@ -1,0 +1,86 @@
+"""The WGMMA descriptors of the FP8 GEMM mainloop stay on the uniform datapath (docs/DESIGN_NOTES.md, "The uniform
+datapath (R2UR)"): where ptxas cannot prove the persistent loop warp-uniform it rebuilds every descriptor in vector
+registers and moves it over with R2UR before each WGMMA (16 per k-block at 128x192; row-range kernels that did so ran
+10-20% behind the dense kernel on the same tile). Code far from the loop decides it: a launch parameter read inside
+the group-ids scheduler's walk was enough. So kernels of each scheduler are compiled here (NVRTC, no GPU) and their SASS
+read with nvdisasm: no R2UR between the first and the last WGMMA site (40 instructions before to 5 after).
+
+nvdisasm: $NVDISASM, else on PATH, else the nvidia-cuda-nvdisasm wheel's (scripts/setup_env.sh installs it)."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+# (what, _fp8_gemm_config arguments, overrides): each scheduler that feeds the mainloop, in the tiles its heuristics
+# pick. The K-grouped kernel is not listed: its trip count is a loaded value (an open item in DESIGN_NOTES).
+KERNELS = [
+    ("dense 256x128 A-sharing pair", dict(op="gemm", m=4096, n=7168, k=16384, sfa_row_major=False), {}),
+    ("group ids 128x192 A-sharing pair", dict(op="m_grouped_ids", m=33280, n=7168, k=3072, num_groups=8,
+                                              sfa_row_major=False), dict(block_n=192, cluster_m=1, cluster_n=2)),
+    ("group ids 128x192 B-sharing pair", dict(op="m_grouped_ids", m=33280, n=7168, k=3072, num_groups=8,
+                                              sfa_row_major=False), dict(block_n=192, cluster_m=2, cluster_n=1)),
+    ("group ids 128x160", dict(op="m_grouped_ids", m=33280, n=7168, k=3072, num_groups=8, sfa_row_major=False),
+     dict(block_n=160, num_stages=5, cluster_m=1, cluster_n=1)),
+    ("row ranges 256x128", dict(op="m_grouped_ranges", m=32768, n=6144, k=7168, num_groups=4, sfa_row_major=False),
+     dict(block_m=256, block_n=128, num_stages=3, cluster_m=1, cluster_n=1)),
+]
+
+COMPILE = """
+import json, sys
+import hopgemm
+configs = []
+for spec, overrides in json.loads(sys.argv[1]):
+    config = hopgemm._C._fp8_gemm_config(num_sms=132, **spec)
+    config.update(overrides)
+    configs.append(config)
+report = hopgemm._C._precompile_fp8_gemm_configs(configs, jobs=2)
+assert not report.errors, report.errors
+"""
+
+
+def find_nvdisasm():
+    for candidate in (os.environ.get("NVDISASM"), shutil.which("nvdisasm")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    for site in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
+        for path in glob.glob(os.path.join(site, "nvidia", "cu*", "bin", "nvdisasm")):
+            if os.access(path, os.X_OK):
+                return path
+    return None
+
+
+def r2ur_in_mma_window(sass):
+    ops = [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass)]
+    sites = [i for i, op in enumerate(ops) if "GMMA" in op]
+    assert sites, "no WGMMA in the kernel"
+    return sum("R2UR" in op for op in ops[max(0, sites[0] - 40):sites[-1] + 6])
+
+
+@pytest.fixture(scope="module")
+def cubins(tmp_path_factory):
+    import json
+
+    cache = tmp_path_factory.mktemp("jit-cache")
+    args = json.dumps([[spec, overrides] for _, spec, overrides in KERNELS])
+    subprocess.run([sys.executable, "-c", COMPILE, args], check=True, timeout=600,
+                   env=dict(os.environ, HOPGEMM_CACHE_DIR=str(cache)))
+    found = {}
+    for cubin in glob.glob(os.path.join(cache, "kernels", "*", "kernel.cubin")):
+        with open(os.path.join(os.path.dirname(cubin), "kernel.cu")) as f:
+            found[re.search(r"Config\{[^}]*\}", f.read()).group(0)] = cubin
+    assert len(found) == len(KERNELS), sorted(found)
+    return found
+
+
+def test_no_r2ur_around_the_wgmma_sites(cubins):
+    tool = find_nvdisasm()
+    assert tool, "no nvdisasm: set NVDISASM, or pip install nvidia-cuda-nvdisasm (scripts/setup_env.sh does)"
+    counts = {config: r2ur_in_mma_window(subprocess.run([tool, cubin], check=True, capture_output=True,
+                                                        text=True).stdout)
+              for config, cubin in cubins.items()}
+    assert all(n == 0 for n in counts.values()), {c: n for c, n in counts.items() if n}
