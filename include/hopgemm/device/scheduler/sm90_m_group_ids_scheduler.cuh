@@ -36,7 +36,8 @@ struct Sm90MGroupIdsScheduler {
   // Every padding tile comes out of the walk (WorkUnit::zero_d, skip_mainloop) in both modes; whether D receives its
   // zeros is decided at the store (stores(), params.zero_padding_blocks). With that launch parameter read here, in
   // the walk's loop, ptxas took the consumer's WGMMA descriptors off the uniform datapath (16 R2UR per k-block at
-  // 128x128..192; none with the walk as it is now); an untouched-mode padding tile costs the walk a step and no loads.
+  // 128x128 and 128x192; none with the walk as it is now); an untouched-mode padding tile costs the walk a step and no
+  // loads.
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
     while (dense.next(u)) {
       const i32 g = group_of(u.m_block);
