@@ -17,7 +17,7 @@ import sysconfig
 import pytest
 
 # (what, _fp8_gemm_config arguments, overrides): each scheduler that feeds the mainloop, in the tiles its heuristics
-# pick. The K-grouped kernel is not listed: its trip count is a loaded value (an open item in DESIGN_NOTES).
+# pick (and DeepGEMM's K-grouped tile).
 KERNELS = [
     ("dense 256x128 A-sharing pair", dict(op="gemm", m=4096, n=7168, k=16384, sfa_row_major=False), {}),
     ("group ids 128x192 A-sharing pair", dict(op="m_grouped_ids", m=33280, n=7168, k=3072, num_groups=8,
@@ -28,6 +28,9 @@ KERNELS = [
      dict(block_n=160, num_stages=5, cluster_m=1, cluster_n=1)),
     ("row ranges 256x128", dict(op="m_grouped_ranges", m=32768, n=6144, k=7168, num_groups=4, sfa_row_major=False),
      dict(block_m=256, block_n=128, num_stages=3, cluster_m=1, cluster_n=1)),
+    ("K groups 256x104", dict(op="k_grouped", m=4096, n=7168, k=8192, num_groups=4), dict(block_m=256, block_n=104)),
+    ("K groups 128x152", dict(op="k_grouped", m=4096, n=7168, k=8192, num_groups=4),
+     dict(block_m=128, block_n=152, num_stages=4)),
 ]
 
 COMPILE = """

@@ -96,6 +96,10 @@ HOPGEMM_DEVICE void sm90_gemm(const typename K::Params& params, u8* smem_base) {
           continue;
         }
       }
+      if constexpr (K::kGrouping == kGroupingK || K::kGrouping == kGroupingKRanges) {
+        // A group with no k-blocks (the K walk's units cover every group: its D is C, which the host put there).
+        if (u.skip_mainloop) continue;
+      }
       scales.begin_unit(u, sched);
       mainloop.run(fin, acc, u.num_k_blocks());
       scales.end_unit(u);

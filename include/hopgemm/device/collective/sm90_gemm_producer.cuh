@@ -38,7 +38,7 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
 
   scheduler::WorkUnit u;
   while (sched.next(u)) {
-    if (u.skip_mainloop) continue;  // a padding tile of zeros (m_group_ids): nothing to load
+    if (u.skip_mainloop) continue;  // a padding tile of zeros (m_group_ids) or a group with no K: nothing to load
     const i32 m0 = sched.a_row(u), n0 = sched.b_row(u);
     const bool a_tail = has_a_tail && sched.in_last_partial_row(u);
     if (pwarp == 0) maps.enter(params, smem.tensor_maps, sched, u, lane);

@@ -1,8 +1,8 @@
 #pragma once
 // Scheduler of the K-grouped GEMM (MoE weight gradients): G groups share M and N, group g has its own K (k_g, a
 // multiple of the k-block, grouped_layout[g]); D[g] is rows [g M, (g + 1) M) of a [G M, N] output. Units walk the
-// groups in order, each group's M x N tiles banded as the dense scheduler's; groups with k_g = 0 have no units (their D
-// is C, which the host put there).
+// groups in order, each group's M x N tiles banded as the dense scheduler's; the units of a group with k_g = 0 are
+// skipped whole (their D is C, which the host put there).
 // grouped_layout is device memory the host validated only as its own list of ks: the scheduler takes group g's K as
 // the value rounded down to a multiple of the k-block, at least 0 and at most what the buffers hold past the groups
 // before it (k_blocks_total, the host's sum(ks) / block_k). So a value below a k-block makes an empty group (a unit
@@ -29,8 +29,7 @@ struct Sm90KGroupedScheduler {
   const Sm90ScheduleParams& params;
   i32 units_m, units_n, tile_units;
   ClusterWalk<kGeo> walk;
-  i32 group = -1;
-  i32 group_first_unit = 0, group_units = 0;
+  i32 group = -1;  // the last group whose K was read (groups are visited in order)
   // The group's first k-block (the previous groups' k-blocks, at most k_blocks_total) and its K. Counted in k-blocks,
   // 32-bit: with the K itself in 64 bits (sum(ks) x M may pass 2^31 only in the descriptor's address) and the clamp in
   // 64 bits, the 1D1D 128x128 kernel spilled 8 bytes.
@@ -43,23 +42,30 @@ struct Sm90KGroupedScheduler {
     tile_units = units_m * units_n;
   }
 
+  // Every group has tile_units units, found by a division; a group whose K is 0 (or clamped to 0) gives units with
+  // no k-blocks (WorkUnit::skip_mainloop: nothing loaded, computed or stored). The prefix of the groups' k-blocks is
+  // carried forward in a loop whose trip count is a division's, not a loaded value's: the walk that looped until a
+  // group with units came (an exit on loaded data) took the consumer's WGMMA descriptors off the uniform datapath
+  // (16 R2UR per k-block at 256x104; none so).
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
-    while (walk.unit >= group_first_unit + group_units) {
-      if (group + 1 >= params.num_groups) return false;
-      kb_begin += k / kBlockK;
-      ++group;
-      k = min(max(ptx::ld_global_nc_i32(params.grouped_layout + group), 0) / kBlockK,
-              params.k_blocks_total - kb_begin) * kBlockK;
-      group_first_unit += group_units;
-      group_units = k > 0 ? tile_units : 0;
+    const i32 g = walk.unit / tile_units;
+    const bool found = g < params.num_groups;
+    if (found) {
+      while (group < g) {
+        kb_begin += k / kBlockK;
+        ++group;
+        k = min(max(ptx::ld_global_nc_i32(params.grouped_layout + group), 0) / kBlockK,
+                params.k_blocks_total - kb_begin) * kBlockK;
+      }
+      walk.place(u, static_cast<u32>(walk.unit - g * tile_units), units_m, units_n, params.raster_band);
+      u.group = g;
+      u.split = 0;
+      u.kb_begin = 0;
+      u.kb_end = k / kBlockK;
+      u.skip_mainloop = u.kb_end == 0;
+      walk.advance();
     }
-    walk.place(u, static_cast<u32>(walk.unit - group_first_unit), units_m, units_n, params.raster_band);
-    u.group = group;
-    u.split = 0;
-    u.kb_begin = 0;
-    u.kb_end = k / kBlockK;
-    walk.advance();
-    return true;
+    return found;
   }
 
   // Where the group's A_g / B_g start along the flat K of their buffers (elements) and their K.
