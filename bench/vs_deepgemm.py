@@ -61,6 +61,9 @@ DeepGEMM's remaining SM90 ops (--sets only, not in a suite):
   einsum-bhd       the same heads (N = r, K = d): einsum("bhd,hdr->bhr", ...).
   fp8-einsum       2 rows: (h, r, d) = (8, 4096, 1024), b in (128, 4096), fp8_einsum("bhr,hdr->bhd", (x8, sfx),
                    (y8, sfy), z) with row-major sfx (DeepGEMM's test_fp8_bhr_hdr_bhd; DeepGEMM transposes sfx inside).
+  hc-prenorm       8 rows (G = num_splits, 0 = None): m in (4096, 8192) x k in (7168, 28672), n = 24, num_splits None /
+                   16: tf32_hc_prenorm_gemm(a, b, d, sqr_sum, num_splits) (DeepGEMM's test_hyperconnection.py);
+                   calc_diff over d and sqr_sum summed over the splits.
   einsum-bmk       4 rows (G = s): s in (129, 4096) x (m, n, k) in ((128, 384, 128), (256, 256, 256)),
                    einsum("bmk,bnk->mn", a, b, d, c=d), FP32 d accumulated.
 DeepGEMM 54e2261 (HEAD) names the layout arguments grouped_layout / ks_cpu where its SEED named them m_indices / ks:
@@ -356,6 +359,62 @@ def call_fp8_einsum(lib, case, layout, d):
 
 def call_einsum(lib, case, layout, d):
     lib.einsum(case.expr, case.x, case.y, d, c=d if case.c0 is not None else None)
+
+
+# ---- tf32_hc_prenorm_gemm (DeepGEMM's tests/test_hyperconnection.py) ------------------------------------------------
+
+
+@dataclass
+class HcPrenormCase:
+    """a [m, k] BF16, b [n, k] FP32: d = a b^T (TF32) and the squared sums of a's rows, num_splits parts (0: None). The
+    output is the pair (d, sqr_sum); calc_diff compares their split sums, concatenated."""
+
+    m: int
+    n: int
+    k: int
+    num_splits: int
+    a: object
+    b: object
+
+    @property
+    def flops(self):
+        return 2.0 * self.m * self.n * self.k
+
+    @property
+    def bytes(self):
+        parts = max(self.num_splits, 1)
+        return 2 * self.m * self.k + 4 * self.n * self.k + 4 * parts * (self.m * self.n + self.m)
+
+    def new_output(self):
+        torch = _torch()
+        lead = (self.num_splits,) if self.num_splits else ()
+        return (torch.full(lead + (self.m, self.n), float("nan"), device="cuda"),
+                torch.full(lead + (self.m,), float("nan"), device="cuda"))
+
+    def checked(self, out):
+        torch = _torch()
+        d, s = out
+        if self.num_splits:
+            d, s = d.sum(0), s.sum(0)
+        return torch.cat([d.flatten(), s.flatten()])
+
+    def reference(self):
+        torch = _torch()
+        a = self.a.float()
+        return torch.cat([(a @ self.b.T).flatten(), a.square().sum(-1).flatten()])
+
+
+def make_hc_prenorm_case(shape, layouts, seed):
+    torch = _torch()
+    num_splits, m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(n, k, device="cuda", dtype=torch.float32, generator=gen)
+    return HcPrenormCase(m, n, k, num_splits, a, b)
+
+
+def call_hc_prenorm(lib, case, layout, out):
+    lib.tf32_hc_prenorm_gemm(case.a, case.b, out[0], out[1], num_splits=case.num_splits or None)
 
 
 EINSUM_HEADS = ((128, 512, 128), (8, 4096, 1024))  # DeepGEMM's (h, r, d)
@@ -686,6 +745,9 @@ SETS = {
                  functools.partial(_make_einsum, "bhr,hdr->bhd"), call_einsum, call_einsum),
         BenchSet("einsum-bhd", tuple((h, b, r, d) for h, r, d in EINSUM_HEADS for b in EINSUM_BATCHES),
                  functools.partial(_make_einsum, "bhd,hdr->bhr"), call_einsum, call_einsum),
+        BenchSet("hc-prenorm", tuple((splits, m, 24, k) for splits in (0, 16) for m in (4096, 8192)
+                                     for k in (7168, 28672)),
+                 make_hc_prenorm_case, call_hc_prenorm, call_hc_prenorm),
         BenchSet("fp8-einsum", tuple((8, b, 1024, 4096) for b in EINSUM_BATCHES), make_fp8_einsum_case,
                  call_fp8_einsum, call_fp8_einsum),
         BenchSet("einsum-bmk", EINSUM_SUM_SHAPES, functools.partial(_make_einsum, "bmk,bnk->mn"), call_einsum,

@@ -5,6 +5,7 @@
 #include "hopgemm/einsum.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/gemm.hpp"
+#include "hopgemm/hc_prenorm.hpp"
 #include "hopgemm/grouped_gemm.hpp"
 #include "hopgemm/jit.hpp"
 #include "hopgemm/layout.hpp"

@@ -38,6 +38,7 @@ from ._gemm import bf16_gemm_nn, bf16_gemm_nt, bf16_gemm_tn, bf16_gemm_tt  # noq
 from ._gemm import fp8_gemm_nn, fp8_gemm_nt, fp8_gemm_tn, fp8_gemm_tt  # noqa: E402
 from ._gemm import fp8_gemm_nt_skip_head_mid  # noqa: E402
 from ._einsum import einsum, fp8_einsum  # noqa: E402
+from ._hyperconnection import tf32_hc_prenorm_gemm  # noqa: E402
 from ._grouped import (  # noqa: E402
     k_grouped_fp8_gemm_nt_contiguous,
     k_grouped_fp8_gemm_tn_contiguous,

@@ -34,11 +34,12 @@ class Arg:
 
 
 class Op:
-    """An op: its name (the extension's function and the torch op have it too), its arguments, its documentation, and
-    optional prologue lines run first by the public function (keyword aliases; they may raise ValueError)."""
+    """An op: its name (the extension's function and the torch op have it too), its arguments, its documentation,
+    optional prologue lines run first by the public function (keyword aliases; they may raise ValueError), and the
+    arguments it writes in place (the torch op's mutated arguments)."""
 
-    def __init__(self, name, args, doc, prologue=""):
-        self.name, self.args, self.doc, self.prologue = name, args, doc, prologue
+    def __init__(self, name, args, doc, prologue="", mutates=("d",)):
+        self.name, self.args, self.doc, self.prologue, self.mutates = name, args, doc, prologue, tuple(mutates)
 
 
 def _signature(params):
@@ -109,7 +110,8 @@ def torch_op_function(op, C, torch_namespace):
     source = (f"def {op.name}({_signature(params)}) -> None:\n"
               f"    _kernel({', '.join(call)})\n")
     fn = _define(source, op.name, env, 0)  # evaluated annotations: torch.library infers the schema from them
-    fn.__doc__ = (f"hopgemm.{op.name} as a torch op: each (tensor, scales) pair passed as two tensors; mutates d.")
+    fn.__doc__ = (f"hopgemm.{op.name} as a torch op: each (tensor, scales) pair passed as two tensors; mutates "
+                  f"{', '.join(op.mutates)}.")
     return fn
 
 

@@ -37,7 +37,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from . import _C, _dispatch, _einsum, _gemm, _grouped, _layout, _ops, _torch_ops_mqa, utils  # noqa: F401 (_gemm, _grouped, _einsum declare the ops)
+from . import _C, _dispatch, _einsum, _gemm, _grouped, _hyperconnection, _layout, _ops, _torch_ops_mqa, utils  # noqa: F401 (they declare the ops)
 
 NAMESPACE = "hopgemm"
 _E4M3 = torch.float8_e4m3fn
@@ -68,7 +68,7 @@ def _gemm_fake(*args, **kwargs):
 
 # Every GEMM op as declared once in hopgemm/_ops.py (by hopgemm/_gemm.py and hopgemm/_grouped.py).
 for _op in _ops.OPS.values():
-    _register(_op.name, _ops.torch_op_function(_op, _C, {"Tensor": Tensor, "Optional": Optional, "List": List}), ("d",),
+    _register(_op.name, _ops.torch_op_function(_op, _C, {"Tensor": Tensor, "Optional": Optional, "List": List}), _op.mutates,
               _gemm_fake)
 
 

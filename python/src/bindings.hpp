@@ -18,6 +18,7 @@ void bind_mqa_logits(nanobind::module_& m);    // mqa_logits.cpp
 void bind_gemm(nanobind::module_& m);          // gemm.cpp
 void bind_bf16_gemm(nanobind::module_& m);     // bf16_gemm.cpp
 void bind_einsum(nanobind::module_& m);        // einsum.cpp
+void bind_hc_prenorm(nanobind::module_& m);    // hc_prenorm.cpp
 void bind_grouped_gemm(nanobind::module_& m);  // grouped_gemm.cpp
 void bind_warmup(nanobind::module_& m);        // warmup.cpp: warm-up and kernel-cache archives
 void bind_tuning(nanobind::module_& m);        // tuning.cpp: configurations without tensors (tests, tools)

@@ -176,6 +176,7 @@ NB_MODULE(_C, m) {
   hopgemm::python::bind_gemm(m);
   hopgemm::python::bind_bf16_gemm(m);
   hopgemm::python::bind_einsum(m);
+  hopgemm::python::bind_hc_prenorm(m);
   hopgemm::python::bind_grouped_gemm(m);
   hopgemm::python::bind_warmup(m);
   hopgemm::python::bind_tuning(m);

@@ -27,7 +27,7 @@ def test_sm100_only():
 
 
 def test_missing():
-    deep_gemm.tf32_hc_prenorm_gemm(None, None, None, None)
+    deep_gemm.init_dist(0, 1)
 
 
 def test_broken():
@@ -54,7 +54,7 @@ def test_runner_classifies_each_test(tmp_path):
     (tmp_path / "helpers.py").write_text("def value():\n    return 2\n")
     (tmp_path / "test_synthetic.py").write_text(textwrap.dedent(FILE))
     (tmp_path / "test_imports_missing.py").write_text(
-        "from deep_gemm import tf32_hc_prenorm_gemm\n\nif __name__ == '__main__':\n    pass\n")
+        "from deep_gemm import uneven_all_gather\n\nif __name__ == '__main__':\n    pass\n")
     results = run.run_all(str(tmp_path), ["test_synthetic.py", "test_imports_missing.py"], timeout=120, only=[])
     statuses = [(r["file"], r["test"], r["status"]) for r in results]
     assert statuses == [
@@ -65,7 +65,7 @@ def test_runner_classifies_each_test(tmp_path):
         ("test_synthetic.py", "test_ok", "passed"),
         ("test_imports_missing.py", "<import>", "expected-missing"),
     ], statuses
-    assert results[2]["detail"].startswith("tf32_hc_prenorm_gemm: DeepGEMM's remaining SM90 ops (issue 31, item 2)")
+    assert results[2]["detail"].startswith("init_dist: absent by design")
     assert "AssertionError: align" in results[3]["detail"]
     table, counts = run.summary(results)
     assert counts == {"passed": 2, "filtered": 1, "expected-missing": 2, "failed": 1}
@@ -81,11 +81,11 @@ def test_a_name_hopgemm_has_is_never_expected_missing():
     class Lacking:
         pass
 
-    error = AttributeError("module 'hopgemm' has no attribute 'tf32_hc_prenorm_gemm'")
-    assert run.missing_name(error, Lacking()) == "tf32_hc_prenorm_gemm"
-    present = type("Present", (), {"tf32_hc_prenorm_gemm": None})()
+    error = AttributeError("module 'hopgemm' has no attribute 'init_dist'")
+    assert run.missing_name(error, Lacking()) == "init_dist"
+    present = type("Present", (), {"init_dist": None})()
     assert run.missing_name(error, present) is None  # hopgemm has it now: the failure is a real one
     assert run.missing_name(AttributeError("module 'hopgemm' has no attribute 'fp8_gemm_nt'"), hopgemm) is None
-    assert run.missing_name(ImportError("cannot import name 'tf32_hc_prenorm_gemm' from 'deep_gemm'"),
-                            Lacking()) == "tf32_hc_prenorm_gemm"
-    assert run.missing_name(ValueError("tf32_hc_prenorm_gemm"), Lacking()) is None
+    assert run.missing_name(ImportError("cannot import name 'uneven_all_gather' from 'deep_gemm'"),
+                            Lacking()) == "uneven_all_gather"
+    assert run.missing_name(ValueError("init_dist"), Lacking()) is None

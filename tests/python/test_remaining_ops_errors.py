@@ -106,3 +106,31 @@ def test_fp8_einsum_argument_errors():
         with pytest.raises(ValueError, match="argument 'd' must have shape"):
             op("bhr,hdr->bhd", x, y, T((32, 8, 512), dtype=torch.bfloat16, ptr=0x500000))
     """)
+
+
+def test_tf32_hc_prenorm_gemm_argument_errors():
+    run_with_fake_torch("""
+        T = torch.Tensor
+        bf16, f32 = torch.bfloat16, torch.float32
+        a = T((137, 7168), dtype=bf16, ptr=0x100000)
+        b = T((24, 7168), dtype=f32, ptr=0x200000)
+        op = hopgemm.tf32_hc_prenorm_gemm
+        d, s = T((137, 24), dtype=f32, ptr=0x300000), T((137,), dtype=f32, ptr=0x400000)
+        d16, s16 = T((16, 137, 24), dtype=f32, ptr=0x300000), T((16, 137), dtype=f32, ptr=0x500000)
+        with pytest.raises(ValueError, match="argument 'd' must have 3 dimensions"):
+            op(a, b, d, s, num_splits=16)
+        with pytest.raises(ValueError, match="argument 'd' must have 2 dimensions"):
+            op(a, b, d16, s16)
+        with pytest.raises(ValueError, match="argument 'sqr_sum' must have shape \\\\[16, 137\\\\]"):
+            op(a, b, d16, T((8, 137), dtype=f32, ptr=0x500000), num_splits=16)
+        with pytest.raises(ValueError, match="argument 'b' must be float32"):
+            op(a, T((24, 7168), dtype=bf16, ptr=0x200000), d, s)
+        with pytest.raises(ValueError, match="argument 'a' must be bfloat16"):
+            op(T((137, 7168), dtype=f32, ptr=0x100000), b, d, s)
+        with pytest.raises(NotImplementedError, match="N must be a multiple of 8 up to 32"):
+            op(a, T((40, 7168), dtype=f32, ptr=0x200000), T((137, 40), dtype=f32, ptr=0x300000), s)
+        with pytest.raises(ValueError, match="argument 'num_splits' must be None or >= 1"):
+            op(a, b, T((0, 137, 24), dtype=f32, ptr=0x300000), T((0, 137), dtype=f32, ptr=0x500000), num_splits=0)
+        with pytest.raises(ValueError, match="argument 'sqr_sum' must be contiguous"):
+            op(a, b, d, T((137,), strides=(2,), dtype=f32, ptr=0x400000))
+    """)

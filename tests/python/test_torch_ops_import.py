@@ -20,6 +20,8 @@ GEMMS = ["fp8_gemm_nt", "fp8_gemm_nn", "fp8_gemm_tn", "fp8_gemm_tt"]
 HEAD_SPLIT_GEMMS = {"fp8_gemm_nt_skip_head_mid": ["a", "sfa", "b", "sfb", "d", "head_splits", "recipe"]}
 # einsum: DeepGEMM's expression and tensors (its use_cublaslt=True is the public function's, not the op's).
 EINSUM_OPS = {"einsum": ["expr", "a", "b", "d", "c"], "fp8_einsum": ["expr", "a", "sfa", "b", "sfb", "d", "c", "recipe"]}
+# tf32_hc_prenorm_gemm: writes d and sqr_sum.
+HC_OPS = {"tf32_hc_prenorm_gemm": ["a", "b", "d", "sqr_sum", "num_splits"]}
 BF16_GEMMS = ["bf16_gemm_nt", "bf16_gemm_nn", "bf16_gemm_tn", "bf16_gemm_tt"]
 # The grouped GEMM ops and their parameters after (a, sfa, b, sfb, d).
 GROUPED_GEMMS = {
@@ -47,7 +49,7 @@ INDEXER = {
     "fp8_paged_mqa_logits": ["q", "kv_cache", "weights", "context_lens", "block_table", "schedule_meta",
                              "max_context_len", "clean_logits", "logits_dtype"],
 }
-ALL_OPS = GEMMS + list(HEAD_SPLIT_GEMMS) + BF16_GEMMS + list(EINSUM_OPS) + list(GROUPED_GEMMS) + list(BF16_GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
+ALL_OPS = GEMMS + list(HEAD_SPLIT_GEMMS) + BF16_GEMMS + list(EINSUM_OPS) + list(HC_OPS) + list(GROUPED_GEMMS) + list(BF16_GROUPED_GEMMS) + CASTS + ["get_mn_major_tma_aligned_tensor"] + list(INDEXER)
 
 STAND_IN_INIT = '''
 """Stand-in torch: dtypes, a shape-only Tensor, torch.ops and torch.library.custom_op (recording)."""
@@ -194,6 +196,9 @@ def test_declared_signatures(stand_in_torch):
             op = ops[name]
             sig = inspect.signature(op.fn)
             assert list(sig.parameters) == params and op.mutates_args == ("d",) and op.fn.__name__ == name, sig
+        for name, params in {HC_OPS!r}.items():
+            op = ops[name]
+            assert list(inspect.signature(op.fn).parameters) == params and op.mutates_args == ("d", "sqr_sum"), name
         for name in {BF16_GEMMS!r}:
             op = ops[name]
             sig = inspect.signature(op.fn)
