@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# The WGMMA descriptors of every cached FP8 GEMM kernel: R2UR instructions in the window around its WGMMAs (40 before
-# the first QGMMA/HGMMA to 5 after the last), where there should be none (docs/DESIGN_NOTES.md, uniform datapath: a
-# descriptor moved from a vector register before every WGMMA means ptxas lost the loop's uniformity). No GPU needed:
-#   HOPGEMM_CACHE_DIR=/tmp/kc build/hopgemm precompile --suite deepseek-v3   (and wgrad-pr95)
+# The WGMMA descriptors of every cached GEMM kernel: R2UR instructions in the window around its WGMMAs, where there
+# should be none (docs/DESIGN_NOTES.md, uniform datapath: a descriptor moved from a vector register before every WGMMA
+# means ptxas lost the loop's uniformity). The window and the count are tests/python/test_uniform_datapath.py's
+# (`r2ur_in_mma_window`, with its nvdisasm lookup): one rule, which the test checks on the kernels it compiles and this
+# script applies to a whole cache. No GPU needed:
+#   HOPGEMM_CACHE_DIR=/tmp/kc hopgemm precompile --suite deepseek-v3   (and wgrad-pr95)
 #   bench/sass_mainloop_r2ur.sh /tmp/kc
-# cuobjdump: the CUDA toolkit's, or the `nvidia-cuda-cuobjdump` wheel's (CUOBJDUMP=path). Prints "R2UR-in-window
-# R2UR-in-kernel config", worst first.
-set -uo pipefail
+# Prints "R2UR-in-window R2UR-in-kernel config" per kernel with WGMMAs, worst first. PYTHON: the interpreter (default
+# python3; it needs pytest, which the test module imports); NVDISASM: the disassembler, as for the test.
+set -euo pipefail
 cache="${1:?usage: sass_mainloop_r2ur.sh JIT_CACHE_DIR}"
-cuobjdump="${CUOBJDUMP:-cuobjdump}"
-ops=$(mktemp)
-for cubin in $(find "$cache" -name "*.cubin"); do
-  "$cuobjdump" -sass "$cubin" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | sed -E 's/^\s+\/\*[0-9a-f]{4}\*\/\s+//; s/\s*;.*//' > "$ops"
-  first=$(grep -n -E "QGMMA|HGMMA" "$ops" | head -1 | cut -d: -f1)
-  last=$(grep -n -E "QGMMA|HGMMA" "$ops" | tail -1 | cut -d: -f1)
-  [ -z "$first" ] && continue
-  window=$(sed -n "$((first > 40 ? first - 40 : 1)),$((last + 5))p" "$ops" | grep -c R2UR)
-  config=$(grep -o "Sm90Fp8GemmConfig{[^}]*}" "$(dirname "$cubin")/kernel.cu" 2>/dev/null | sed 's/\.//g; s/ = /=/g')
-  echo "$window $(grep -c R2UR "$ops") ${config:-$(dirname "$cubin")}"
-done | sort -rn
-rm -f "$ops"
+"${PYTHON:-python3}" - "$cache" "$(cd "$(dirname "$0")/../tests/python" && pwd)" <<'PY'
+import glob, os, sys
+
+cache, tests = sys.argv[1:]
+sys.path.insert(0, tests)
+from test_uniform_datapath import disassemble, find_nvdisasm, kernel_config, r2ur_in_mma_window, sass_instructions
+
+tool = find_nvdisasm()
+if tool is None:
+    sys.exit("no nvdisasm: set NVDISASM, or pip install nvidia-cuda-nvdisasm (scripts/setup_env.sh does)")
+rows = []
+for cubin in glob.glob(os.path.join(cache, "**", "*.cubin"), recursive=True):
+    sass = disassemble(tool, cubin)
+    window = r2ur_in_mma_window(sass)
+    if window is not None:
+        in_kernel = sum("R2UR" in op for op in sass_instructions(sass))
+        rows.append((window, in_kernel, kernel_config(cubin) or os.path.dirname(cubin)))
+for window, in_kernel, config in sorted(rows, key=lambda row: row[:2], reverse=True):
+    print(window, in_kernel, config)
+PY

@@ -57,11 +57,31 @@ def find_nvdisasm():
     return None
 
 
+def sass_instructions(sass):
+    """The instructions of an nvdisasm or cuobjdump -sass listing, in order, without addresses and encodings."""
+    return [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass)]
+
+
 def r2ur_in_mma_window(sass):
-    ops = [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass)]
+    """The rule (the one place it is written; bench/sass_mainloop_r2ur.sh applies it to a whole cache): R2UR
+    instructions from 40 before the first WGMMA site (QGMMA/HGMMA) to 5 after the last. None if the kernel has no
+    WGMMA."""
+    ops = sass_instructions(sass)
     sites = [i for i, op in enumerate(ops) if "GMMA" in op]
-    assert sites, "no WGMMA in the kernel"
+    if not sites:
+        return None
     return sum("R2UR" in op for op in ops[max(0, sites[0] - 40):sites[-1] + 6])
+
+
+def disassemble(tool, cubin):
+    return subprocess.run([tool, cubin], check=True, capture_output=True, text=True).stdout
+
+
+def kernel_config(cubin):
+    """The config a cache entry's kernel was instantiated with, read from the entry's kernel.cu."""
+    with open(os.path.join(os.path.dirname(cubin), "kernel.cu")) as f:
+        found = re.search(r"Config\{[^}]*\}", f.read())
+    return found.group(0) if found else None
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +92,7 @@ def cubins(tmp_path_factory):
     args = json.dumps([[spec, overrides] for _, spec, overrides in KERNELS])
     subprocess.run([sys.executable, "-c", COMPILE, args], check=True, timeout=600,
                    env=dict(os.environ, HOPGEMM_CACHE_DIR=str(cache)))
-    found = {}
-    for cubin in glob.glob(os.path.join(cache, "kernels", "*", "kernel.cubin")):
-        with open(os.path.join(os.path.dirname(cubin), "kernel.cu")) as f:
-            found[re.search(r"Config\{[^}]*\}", f.read()).group(0)] = cubin
+    found = {kernel_config(cubin): cubin for cubin in glob.glob(os.path.join(cache, "kernels", "*", "kernel.cubin"))}
     assert len(found) == len(KERNELS), sorted(found)
     return found
 
@@ -83,7 +100,18 @@ def cubins(tmp_path_factory):
 def test_no_r2ur_around_the_wgmma_sites(cubins):
     tool = find_nvdisasm()
     assert tool, "no nvdisasm: set NVDISASM, or pip install nvidia-cuda-nvdisasm (scripts/setup_env.sh does)"
-    counts = {config: r2ur_in_mma_window(subprocess.run([tool, cubin], check=True, capture_output=True,
-                                                        text=True).stdout)
-              for config, cubin in cubins.items()}
+    counts = {config: r2ur_in_mma_window(disassemble(tool, cubin)) for config, cubin in cubins.items()}
+    assert None not in counts.values(), f"a kernel without WGMMA: {counts}"
     assert all(n == 0 for n in counts.values()), {c: n for c, n in counts.items() if n}
+
+
+def test_the_window_rule():
+    """The rule itself, on listings written out: R2UR inside the window counts, outside it does not."""
+    def listing(ops):
+        return "\n".join(f"        /*{16 * i:04x}*/                   {op} ;  /* 0x000 */" for i, op in enumerate(ops))
+
+    body = ["R2UR UR4, R2"] + ["NOP"] * 45 + ["R2UR UR5, R3", "QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24",
+                                               "R2UR UR6, R4", "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24"]
+    assert r2ur_in_mma_window(listing(body + ["NOP"] * 5 + ["R2UR UR7, R5"])) == 2
+    assert r2ur_in_mma_window(listing(body + ["NOP"] * 4 + ["R2UR UR7, R5"])) == 3
+    assert r2ur_in_mma_window(listing(["R2UR UR4, R2", "EXIT"])) is None
