@@ -104,6 +104,12 @@ TEST(CliUsage, HelpListsWhatTheCommandsTake) {
     EXPECT_EQ(plan.status, 0) << plan.output;
     EXPECT_NE(plan.output.find("distinct kernels (planned in"), std::string::npos) << plan.output;
   }
+  for (const auto& suite : hopgemm::precompile_suites()) {  // a suite's --dry-run counts what --suite would build
+    const CliRun plan = run_cli("precompile --suite " + suite + " --dry-run");
+    EXPECT_EQ(plan.status, 0) << plan.output;
+    EXPECT_NE(plan.output.find(": " + std::to_string(hopgemm::api::precompile_sources(suite, 132).size()) +
+                               " distinct kernels (nothing compiled)"), std::string::npos) << plan.output;
+  }
   const CliRun bench = run_cli("bench --help");
   for (const auto& suite : hopgemm::api::suite_names()) EXPECT_NE(bench.output.find(suite), std::string::npos) << suite;
   EXPECT_EQ(bench.output.find(hopgemm::api::kMoeSuite), std::string::npos) << bench.output;  // precompile only

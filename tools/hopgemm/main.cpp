@@ -91,7 +91,7 @@ const Command kCommands[] = {
      "                         k-grouped (e.g. *x7168x2048, wgrad:7168x2048x*, m-grouped:32x*x4096x7168)\n"
      "  --max-tokens N         the largest value of a * dimension (default 8192)\n"
      "  --sfa mn|row|both      the per-token scales the caller passes: MN-major TMA-aligned (default) or row-major\n"
-     "  --dry-run              only count the distinct problems and kernels\n"
+     "  --dry-run              only count the distinct kernels (and, for --model or --shape, problems)\n"
      "  --gemms-only           without the layout and quantisation kernels\n"
      "  --archive FILE.tar     also write the kernels into a cache archive (hopgemm cache import FILE.tar)\n"
      "  --num-sms N            SMs of the device the kernels are for (default 132, an H100 or H200 SXM)\n"

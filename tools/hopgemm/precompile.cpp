@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "api/suite_sources.hpp"
 #include "cli.hpp"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
@@ -68,7 +69,11 @@ int run_precompile(Args& args) {
       for (const auto& s : suites) known += (known.empty() ? "" : ", ") + s;
       throw Error(ErrorKind::kInvalidArgument, "precompile: unknown suite '" + name + "' (known: " + known + ")");
     }
-    if (dry_run) throw Error(ErrorKind::kInvalidArgument, "precompile: --dry-run is for --model and --shape");
+    if (dry_run) {
+      std::printf("suite '%s' for sm_90a, %d SMs: %zu distinct kernels (nothing compiled)\n", name.c_str(),
+                  options.num_sms, api::precompile_sources(name, options.num_sms).size());
+      return 0;
+    }
     std::printf("precompiling suite '%s' for sm_90a, %d SMs, cache %s\n", name.c_str(), options.num_sms,
                 cache_dir.c_str());
     std::fflush(stdout);
