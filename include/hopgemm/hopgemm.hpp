@@ -1,6 +1,6 @@
 #pragma once
-// hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), compiled at
-// run time.
+// hopgemm: FP8 and BF16 GEMMs (dense and MoE grouped; FP8 with DeepSeek's fine-grained scaling) and the
+// DeepSeek-V3.2 indexer kernels for NVIDIA Hopper (SM90), compiled at run time.
 #include "hopgemm/bf16_gemm.hpp"
 #include "hopgemm/einsum.hpp"
 #include "hopgemm/error.hpp"

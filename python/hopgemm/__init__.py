@@ -1,4 +1,5 @@
-"""hopgemm: FP8 GEMMs (dense and MoE grouped, DeepSeek's fine-grained scaling) for NVIDIA Hopper (SM90), JIT-compiled.
+"""hopgemm: FP8 and BF16 GEMMs (dense and MoE grouped; FP8 with DeepSeek's fine-grained scaling) and the
+DeepSeek-V3.2 indexer kernels for NVIDIA Hopper (SM90), JIT-compiled.
 
 A drop-in for DeepSeek's ``deep_gemm`` (``import hopgemm as deep_gemm``). Tensors are torch tensors or any
 DLPack array on a CUDA device (CuPy, JAX, ...); ops run on the current torch stream of the tensors'
