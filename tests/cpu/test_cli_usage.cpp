@@ -130,10 +130,20 @@ TEST_F(CliCache, LsNamesEachEntrysFamilyProblemClassAndConfig) {
   const auto gemms = api::gemm_suite_sources({{api::GemmRole::kForward, 128, 2112, 7168}}, 132);
   ASSERT_FALSE(gemms.empty());
   jit::get_or_compile(gemms.front(), compiler);
+  std::vector<jit::KernelSource> bf16;
+  for (const auto& family : api::precompile_families()) {
+    if (std::string(family.family) == "sm90_bf16_gemm") bf16 = family.sources("deepseek-v3", 132);
+  }
+  ASSERT_FALSE(bf16.empty());
+  jit::get_or_compile(bf16.front(), compiler);
 
   const CliRun r = run_cli("cache ls", "HOPGEMM_CACHE_DIR=" + root());
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find(": 2 entries"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(": 3 entries"), std::string::npos) << r.output;
+  // Every GEMM family's problem class in words, its tunable fields apart.
+  EXPECT_NE(r.output.find("\nsm90_bf16_gemm "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("    problem: BF16 A K-major, B K-major, BF16 D, dense\n"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("problem: block_m="), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\nsm90_sf_layout "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("    problem: pack_ue8m0=1 max_groups="), std::string::npos) << r.output;
   // The GEMM's problem class (recipe, dtypes, layouts) in words, apart from its tuned config (tiles, stages, splits).

@@ -3,14 +3,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "api/gemm_sources.hpp"
 #include "cli.hpp"
+#include "hopgemm/device/kernels/sm90_bf16_gemm_types.cuh"
+#include "hopgemm/device/kernels/sm90_fp8_gemm_types.cuh"
 #include "hopgemm/error.hpp"
 #include "hopgemm/jit.hpp"
 #include "jit/disk_cache.hpp"
@@ -52,41 +54,60 @@ std::optional<EntryConfig> read_entry_config(const std::string& dir) {
   return config;
 }
 
-// The FP8 GEMM config's tunable fields (tiles, stages, clusters, schedules); every other field of every family
-// follows from the problem (recipe, dtypes, layouts), which is the entry's problem class.
-const std::set<std::string>& tunable_fields() {
-  static const std::set<std::string> names = [] {
-    std::set<std::string> out;
-    for (const auto& f : api::sm90_fp8_gemm_config_fields()) {
-      if (f.tunable) out.insert(f.name);
-    }
-    return out;
-  }();
-  return names;
+// Each GEMM family's tunable config fields (tiles, stages, clusters, schedules), from its field declaration; every
+// other field follows from the problem (recipe, dtypes, layouts, grouping), which is the entry's problem class.
+const std::map<std::string, std::set<std::string>>& gemm_tunable_fields() {
+#define HOPGEMM_TUNABLE_FIELD(name, default_value, tunable) \
+  if (tunable) out.insert(#name);
+  static const std::map<std::string, std::set<std::string>> families = {
+      {"Sm90Fp8GemmConfig", [] { std::set<std::string> out; HOPGEMM_SM90_FP8_GEMM_FIELDS(HOPGEMM_TUNABLE_FIELD) return out; }()},
+      {"Sm90Bf16GemmConfig", [] { std::set<std::string> out; HOPGEMM_SM90_BF16_GEMM_FIELDS(HOPGEMM_TUNABLE_FIELD) return out; }()},
+  };
+#undef HOPGEMM_TUNABLE_FIELD
+  return families;
 }
 
-// The FP8 GEMM's problem class in words: "1D2D scales (A per 1x128, B per 128x128), BF16 D, A scales MN-major, dense".
-std::string gemm_problem_in_words(const std::vector<std::pair<std::string, std::string>>& fields) {
+std::string grouping_in_words(int grouping) {
+  switch (grouping) {
+    case device::kGroupingNone: return "dense";
+    case device::kGroupingMIds: return "M-grouped by row group ids (contiguous)";
+    case device::kGroupingMRanges: return "M-grouped by row ranges (contiguous psum or packed, masked)";
+    case device::kGroupingK: return "K-grouped";
+    case device::kGroupingKRanges: return "K-grouped over K ranges of one matrix per operand";
+    case device::kGroupingBatched: return "batched (einsum bhr,hdr->bhd, bhd,hdr->bhr)";
+    case device::kGroupingBatchSum: return "summed over batches (einsum bmk,bnk->mn)";
+    default: return "grouping " + std::to_string(grouping);
+  }
+}
+
+// A GEMM entry's problem class in words, e.g. "1D2D scales (A per 1x128, B per 128x128), BF16 D, A scales MN-major,
+// dense" or "BF16 A K-major, B MN-major, FP32 D += A B^T, K-grouped".
+std::string gemm_problem_in_words(const std::string& type, const std::vector<std::pair<std::string, std::string>>& fields) {
   auto field = [&](const char* name) {
     for (const auto& [key, value] : fields) {
       if (key == name) return std::atoi(value.c_str());
     }
     return -1;
   };
-  const bool one_d_one_d = field("recipe") == device::kRecipe1D1D;
-  std::string out = one_d_one_d ? "1D1D scales (A and B per 1x128)" : "1D2D scales (A per 1x128, B per 128x128)";
+  std::string out;
+  if (type == "Sm90Fp8GemmConfig") {
+    const bool one_d_one_d = field("recipe") == device::kRecipe1D1D;
+    out = one_d_one_d ? "1D1D scales (A and B per 1x128)" : "1D2D scales (A per 1x128, B per 128x128)";
+  } else {
+    out = std::string("BF16 A ") + (field("a_k_major") == 0 ? "MN-major" : "K-major") + ", B " +
+          (field("b_k_major") == 0 ? "MN-major" : "K-major");
+  }
   out += field("out_dtype") == device::kOutFp32 ? ", FP32 D" : ", BF16 D";
   if (field("accumulate") == 1) out += " += A B^T";
-  out += field("sfa_k_major") == 1 ? ", A scales row-major" : ", A scales MN-major";
-  if (one_d_one_d) out += field("sfb_k_major") == 1 ? ", B scales row-major" : ", B scales MN-major";
-  switch (field("grouping")) {
-    case device::kGroupingNone: out += ", dense"; break;
-    case device::kGroupingMIds: out += ", M-grouped by row group ids (contiguous)"; break;
-    case device::kGroupingMRanges: out += ", M-grouped by row ranges (contiguous psum or packed, masked)"; break;
-    case device::kGroupingK: out += ", K-grouped"; break;
-    default: out += ", grouping " + std::to_string(field("grouping")); break;
+  if (type == "Sm90Fp8GemmConfig") {
+    out += field("sfa_k_major") == 1 ? ", A scales row-major" : ", A scales MN-major";
+    if (field("recipe") == device::kRecipe1D1D) out += field("sfb_k_major") == 1 ? ", B scales row-major" : ", B scales MN-major";
+    if (field("head_mid") > 0) {
+      out += ", D heads of (" + std::to_string(field("head_left")) + ", " + std::to_string(field("head_mid")) + ", " +
+             std::to_string(field("head_right")) + ") columns, the middle ones untouched";
+    }
   }
-  return out;
+  return out + ", " + grouping_in_words(field("grouping"));
 }
 
 void print_entry_config(const std::string& dir) {
@@ -95,13 +116,14 @@ void print_entry_config(const std::string& dir) {
     std::printf("    (kernel.cu does not name a config)\n");
     return;
   }
-  const bool gemm = config->type == "Sm90Fp8GemmConfig";
+  const auto family = gemm_tunable_fields().find(config->type);
+  const bool gemm = family != gemm_tunable_fields().end();
   std::string problem, tuned;
   for (const auto& [name, value] : config->fields) {
-    std::string& line = gemm && tunable_fields().count(name) ? tuned : problem;
+    std::string& line = gemm && family->second.count(name) ? tuned : problem;
     line += " " + name + "=" + value;
   }
-  if (gemm) problem = " " + gemm_problem_in_words(config->fields);
+  if (gemm) problem = " " + gemm_problem_in_words(config->type, config->fields);
   std::printf("    problem:%s\n", problem.c_str());
   if (!tuned.empty()) std::printf("    config: %s\n", tuned.c_str() + 1);
 }
