@@ -41,7 +41,7 @@ if(missing)
   message(FATAL_ERROR "${n} of ${googletest} GoogleTest tests would be reported as passed when they skip, e.g. ${first}")
 endif()
 
-execute_process(COMMAND ${CTEST} --test-dir ${BUILD_DIR} -R "^${GPU_TEST}$" --output-on-failure
+execute_process(COMMAND ${CTEST} --test-dir ${BUILD_DIR} -R "^${GPU_TEST}$" --verbose
                 OUTPUT_VARIABLE run ERROR_VARIABLE run RESULT_VARIABLE status)
 if(run MATCHES "${GPU_TEST} [.]* *[*]*Skipped")
   if(NOT run MATCHES "no GPU")
