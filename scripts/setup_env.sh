@@ -63,7 +63,7 @@ pip_ensure() {
 pip_ensure nanobind:nanobind scikit_build_core:scikit-build-core numpy:numpy pytest:pytest ml_dtypes:ml_dtypes
 # nvdisasm for the SASS checks (tests/python/test_uniform_datapath.py): the toolkit's where it has one, else the wheel's.
 if ! command -v nvdisasm >/dev/null && [ -z "${NVDISASM:-}" ] &&
-   ! "$PYTHON" -c 'import glob, sys, sysconfig; sys.exit(not glob.glob(sysconfig.get_paths()["purelib"] + "/nvidia/cu*/bin/nvdisasm"))'; then
+   ! "$PYTHON" -c 'import glob, sys; sys.exit(not any(glob.glob(p + "/nvidia/cu*/bin/nvdisasm") for p in sys.path if p))'; then
   echo "hopgemm setup: installing nvidia-cuda-nvdisasm"
   "$PYTHON" -m pip install -q nvidia-cuda-nvdisasm ||
     setup_error "could not install nvidia-cuda-nvdisasm; run: $PYTHON -m pip install nvidia-cuda-nvdisasm"

@@ -50,8 +50,9 @@ def find_nvdisasm():
     for candidate in (os.environ.get("NVDISASM"), shutil.which("nvdisasm")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
-    for site in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
-        for path in glob.glob(os.path.join(site, "nvidia", "cu*", "bin", "nvdisasm")):
+    # The wheel's, wherever the interpreter imports packages from (its site-packages, or one a .pth file adds).
+    for site in dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *sys.path]):
+        for path in glob.glob(os.path.join(site or ".", "nvidia", "cu*", "bin", "nvdisasm")):
             if os.access(path, os.X_OK):
                 return path
     return None
