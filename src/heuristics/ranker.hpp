@@ -96,7 +96,10 @@ std::vector<GemmChoice<typename F::Config>> rank_configs(const typename F::Probl
       const auto split = F::build(p, tile);
       const double k_blocks = std::ceil(double(gemm.k) / block_k);
       if (!split || k_blocks < double(kMinKBlocksPerSplit) * k_splits) continue;
-      if (k_splits > kMaxShortSplits && k_blocks < double(kMinKBlocksPerWideSplit) * k_splits) continue;
+      if (k_splits > kMaxShortSplits && (k_blocks < double(kMinKBlocksPerWideSplit) * k_splits ||
+                                         tile.block_m * tile.block_n < kMinWideSplitTileArea)) {
+        continue;
+      }
       ranked.push_back(choice_of(*split));
     }
   }
