@@ -113,7 +113,7 @@ def test_contiguous_mn_major_b_strided(kind, padding):
 
 
 def test_contiguous_mn_major_b_matches_k_major():
-    # The same B in either major gives the same D bitwise (the same sums in the same order: only the loads differ).
+    # The same B in either major gives the same D (the same sums over K; only the loads differ, and the tiles may).
     layout = m_grouped_psum_layout([256, 300, 128], alignment=128)
     n, k = 1024, 2048
     a, b = _randn(layout.num_rows, k, seed=14), _randn(3, n, k, seed=15)
@@ -122,7 +122,7 @@ def test_contiguous_mn_major_b_matches_k_major():
     _run_contiguous("nt", a, _b_as_passed(b, "nt", "mn"), d_mn, layout, "psum")
     _check(d_mn, a, b, layout)
     for _, start, end in layout.segments:
-        assert torch.equal(d_k[start:end], d_mn[start:end])
+        assert calc_diff(d_k[start:end], d_mn[start:end]) < 1e-6
 
 
 @pytest.mark.parametrize("n,k", [(4096, 7168), (7168, 2048), (136, 520)])
