@@ -152,9 +152,9 @@ k_grouped_fp8_gemm_tn_contiguous = _k_grouped(
 
 # ---- BF16 (no scales): the FP8 M-grouped ops' declarations with a and b plain tensors, without the recipes and the
 # UE8M0 switch.
-_BF16_STREAM_DOC = """ compiled_dims is accepted for deep_gemm compatibility. stream: None (torch's current stream of the
-tensors' device, or the default stream), an int cudaStream_t, a torch.cuda.Stream, or any object with
-__cuda_stream__."""
+_BF16_STREAM_DOC = """
+compiled_dims is accepted for deep_gemm compatibility. stream: None (torch's current stream of the tensors' device, or
+the default stream), an int cudaStream_t, a torch.cuda.Stream, or any object with __cuda_stream__."""
 _BF16_M_GROUPED_DOC = """
 
 a and b: BF16, K-major (B [G, N, K] with its groups stacked densely along N); d (BF16) is written in place; nothing
