@@ -57,11 +57,46 @@ def find_nvdisasm():
     return None
 
 
+def uniform_registers_read(op):
+    """The uniform registers an instruction reads: every URn among its sources (all operands of a store, barrier or
+    WGMMA), a pair for a .64 instruction, and the four of a WGMMA's gdesc[URn] (A's and B's descriptors)."""
+    opcode, _, operands = op.partition(" ")
+    first, _, rest = operands.partition(",")
+    sources = operands if opcode.startswith(("ST", "SYNCS", "HGMMA", "QGMMA", "UTMA")) else rest
+    read = set()
+    for m in re.finditer(r"(gdesc\[)?\bUR(\d+)\b", sources):
+        n = int(m.group(2))
+        read.update(range(n, n + (4 if m.group(1) else 2 if ".64" in opcode else 1)))
+    return read, first.strip()
+
+
+def moved_straight_back(ops, i):
+    """Whether R2UR ops[i]'s uniform register is only copied back to vector registers (MOV / IMAD.U32 Rn, RZ, RZ, URx)
+    before it is written again: a value on its way to a vector operand (ptxas moves a barrier wait's phase that way,
+    once a pass over the stage ring), never a WGMMA descriptor."""
+    dest = re.match(r"R2UR\s+UR(\d+)", ops[i])
+    if not dest:
+        return False
+    n = int(dest.group(1))
+    uses = 0
+    for op in ops[i + 1:i + 200]:
+        read, written = uniform_registers_read(op)
+        if n in read:
+            if not re.fullmatch(rf"(MOV|IMAD\.U32|IMAD\.MOV\.U32)\s+R\d+,\s*(RZ,\s*RZ,\s*)?UR{n}", op):
+                return False
+            uses += 1
+        elif written == f"UR{n}":
+            break  # written again
+    return uses > 0
+
+
 def r2ur_in_mma_window(sass):
-    ops = [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass)]
+    ops = [m.group(1).strip() for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass)]
+    ops = [re.sub(r"^@!?U?P\w+\s+", "", op) for op in ops]
     sites = [i for i, op in enumerate(ops) if "GMMA" in op]
     assert sites, "no WGMMA in the kernel"
-    return sum("R2UR" in op for op in ops[max(0, sites[0] - 40):sites[-1] + 6])
+    window = range(max(0, sites[0] - 40), sites[-1] + 6)
+    return sum(ops[i].startswith("R2UR") and not moved_straight_back(ops, i) for i in window)
 
 
 @pytest.fixture(scope="module")
