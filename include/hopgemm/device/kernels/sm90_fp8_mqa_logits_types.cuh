@@ -91,10 +91,10 @@ struct Sm90MqaLogitsParams {
 };
 
 // Shared-memory layout (byte offsets from a 1024-aligned base): Q stages, KV stages, weights, KV scales, tasks,
-// the math warpgroups' staging of logits, then the barriers.
+// then the barriers.
 struct MqaSmemLayout {
   int q_tile_bytes, kv_tile_bytes, w_bytes;
-  int q, kv, w, sf, task, staging, barriers, total;
+  int q, kv, w, sf, task, barriers, total;
 };
 HOPGEMM_HOST_DEVICE constexpr MqaSmemLayout mqa_smem_layout(const Sm90MqaLogitsConfig& c) {
   MqaSmemLayout l{};
@@ -106,8 +106,7 @@ HOPGEMM_HOST_DEVICE constexpr MqaSmemLayout mqa_smem_layout(const Sm90MqaLogitsC
   l.w = l.kv + c.kv_stages * l.kv_tile_bytes;
   l.sf = l.w + kMqaQStages * l.w_bytes;
   l.task = l.sf + c.kv_stages * kMqaStageKv * 4;
-  l.staging = l.task + c.kv_stages * static_cast<int>(sizeof(MqaTask));
-  l.barriers = align_up(l.staging + kMqaMathWgs * 2 * c.tokens * kMqaSlabRows * 4, 8);
+  l.barriers = align_up(l.task + c.kv_stages * static_cast<int>(sizeof(MqaTask)), 8);
   l.total = l.barriers + (kMqaQStages + c.kv_stages) * 2 * 8;
   return l;
 }
