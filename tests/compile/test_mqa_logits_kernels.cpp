@@ -51,7 +51,7 @@ TEST(MqaLogitsKernels, PtxScoresSlabsWithOneWgmmaPerK32) {
   size_t count = 0;
   for (size_t at = 0; (at = ptx.find("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", at)) != std::string::npos; ++at) ++count;
   EXPECT_EQ(count, 4u);  // head dim 128 = 4 x k32, one chunk of 2 queries x 64 heads
-  EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos);  // full-width logit stores
+  EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos);  // full-width -inf fill outside the KV range
   EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 112"), std::string::npos);
 }
 
