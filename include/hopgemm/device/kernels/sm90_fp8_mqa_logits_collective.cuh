@@ -35,7 +35,7 @@ inline constexpr int kLaunchRegs = 65536 / kMqaThreads / 8 * 8;
 static_assert(128 * kProducerRegs + 128 * kMqaMathWgs * kMathRegs <= kMqaThreads * kLaunchRegs,
               "register reallocation beyond the CTA's launch allocation deadlocks setmaxnreg.inc");
 inline constexpr u32 kMathThreads = 128 * kMqaMathWgs;
-inline constexpr u32 kReleaseArrivals = kMqaMathWgs * 4;  // one per math warp
+inline constexpr u32 kReleaseArrivals = 128 * kMqaMathWgs;  // one per math thread
 
 template <Sm90MqaLogitsConfig kConfig>
 struct MqaSmem {
@@ -292,60 +292,46 @@ HOPGEMM_DEVICE void store_logit(const Sm90MqaLogitsParams& p, const MqaTask& tas
   if (j < p.logits_cols) store1<kBf16>(out, j, p.clean && !valid ? neg_inf() : v);
 }
 
-// The task of a full stage, read from shared memory by lane 0 alone and handed to the rest of the warp by shuffles.
-// The producer rewrites the slot once the stage's empty barrier completes, and that barrier orders only the
-// accesses of the threads that arrive on it (and what those threads' own program order puts before the arrival).
-// When all 32 lanes read the slot and lane 0 arrived for them, lanes 1..31's reads were ordered before the
-// producer's next write only through __syncwarp: compute-sanitizer's racecheck counted them as racing with that
-// write (8 hazards in the paged kernel, whose test wraps the KV ring). With one reader, the reader is the arriver.
+// The task of a full stage, read by every lane from the same address (ptxas sees a warp-uniform value, so the loop it
+// controls, the ring stages and the WGMMA descriptors stay on the uniform datapath; with lane 0 reading and
+// shuffles, they were rebuilt in vector registers and moved by R2UR for every WGMMA). Every math thread then
+// arrives on the stage's empty barrier itself (kReleaseArrivals), which orders its own reads before the producer's
+// next write: the ordering compute-sanitizer's racecheck asks for (lanes ordered only through __syncwarp and lane
+// 0's arrival were counted as racing with that write, 8 hazards in the paged kernel).
 template <int kTokens>
-HOPGEMM_DEVICE MqaTask take_task(const MqaTask* slot, u32 lane) {
+HOPGEMM_DEVICE MqaTask take_task(const MqaTask* slot) {
   MqaTask task{};
-  if (lane == 0) {
-    task.unit = slot->unit;
-    task.col = slot->col;
-    task.slabs = slot->slabs;
-    task.flags = slot->flags;
-#pragma unroll
-    for (int t = 0; t < kTokens; ++t) {
-      task.lo[t] = slot->lo[t];
-      task.hi[t] = slot->hi[t];
-    }
-  }
-  task.unit = __shfl_sync(0xffffffffu, task.unit, 0);
-  task.col = __shfl_sync(0xffffffffu, task.col, 0);
-  task.slabs = __shfl_sync(0xffffffffu, task.slabs, 0);
-  task.flags = __shfl_sync(0xffffffffu, task.flags, 0);
+  task.unit = slot->unit;
+  task.col = slot->col;
+  task.slabs = slot->slabs;
+  task.flags = slot->flags;
 #pragma unroll
   for (int t = 0; t < kTokens; ++t) {
-    task.lo[t] = __shfl_sync(0xffffffffu, task.lo[t], 0);
-    task.hi[t] = __shfl_sync(0xffffffffu, task.hi[t], 0);
+    task.lo[t] = slot->lo[t];
+    task.hi[t] = slot->hi[t];
   }
   return task;
 }
 
 // A math warpgroup: consume stages until the producer's end task.
 template <Sm90MqaLogitsConfig kConfig>
-HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig>& smem, u32 wg) {
+HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig>& smem, u32 wg_index) {
+  // The warpgroup index through a shuffle from lane 0: ptxas then keeps it, and the slab addresses built from it, in
+  // uniform registers.
+  const u32 wg = __shfl_sync(0xffffffffu, wg_index, 0);
   const u32 thread = threadIdx.x % 128, lane = thread % 32;
   const u32 r0 = (thread / 32) * 16 + lane / 4;  // slab rows r0 and r0 + 8
   pipeline::StageRing<kConfig.kv_stages> kv_ring;
   pipeline::StageRing<kMqaQStages> q_ring;
   i32 unit = -1;
   LaneWeights<kConfig> weights;
-  // Descriptors of stage 0's slab and Q slot 0, advanced by the stage's offset: an add per operand and stage instead of
-  // building each descriptor from its address (the start address field, bits 0-13, never carries: shared memory is
-  // under 256 KiB).
-  constexpr int kD = kConfig.head_dim;
-  const u64 slab_desc0 = mma::make_kmajor_desc(smem.kv_tile(0) + wg * kMqaSlabRows * kD, kD);
-  const u64 q_desc0 = mma::make_kmajor_desc(smem.q_tile(0), kD);
   while (true) {
     smem.kv.wait_full(kv_ring);
-    const MqaTask task = take_task<kConfig.tokens>(smem.task(kv_ring.stage), lane);
+    const MqaTask task = take_task<kConfig.tokens>(smem.task(kv_ring.stage));
     if (task.unit < 0) break;
     if (task.unit != unit) {
       if (unit >= 0) {
-        smem.q.template release_by_warp<1>(q_ring.stage, lane);
+        smem.q.arrive_empty(q_ring.stage);
         q_ring.advance();
       }
       smem.q.wait_full(q_ring);
@@ -354,19 +340,19 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
     }
     const bool loaded = (task.slabs >> wg) & 1;
     const i32 slab_col = task.col + static_cast<i32>(wg) * kMqaSlabRows;
-    // Every lane's reads of the stage (scales, WGMMA operands) are done before lane 0 arrives for the warp.
+    // Each thread releases the stage after its own reads of it (task, scales, WGMMA operands).
     const u32 stage = kv_ring.stage;
-    const auto release_stage = [kv = smem.kv, stage, lane] {
-      __syncwarp();
-      kv.template release_by_warp<1>(stage, lane);
-    };
+    const auto release_stage = [kv = smem.kv, stage] { kv.arrive_empty(stage); };
     if (loaded) {
+      constexpr int kD = kConfig.head_dim;
       const float* sf = smem.sf(stage) + wg * kMqaSlabRows;
       const float sf0 = sf[r0], sf1 = sf[r0 + 8];
-      score_slab<kConfig>(mma::advance_desc_bytes(slab_desc0, stage * MqaSmem<kConfig>::kLayout.kv_tile_bytes),
-                          mma::advance_desc_bytes(q_desc0, q_ring.stage * MqaSmem<kConfig>::kLayout.q_tile_bytes), weights, sf0, sf1, lane, r0, release_stage, [&](int t, u32 row, float v) {
-                            store_logit<kConfig>(p, task, t, slab_col + static_cast<i32>(row), v);
-                          });
+      const auto store = [&](int t, u32 row, float v) {
+        store_logit<kConfig>(p, task, t, slab_col + static_cast<i32>(row), v);
+      };
+      score_slab<kConfig>(mma::make_kmajor_desc(smem.kv_tile(stage) + wg * kMqaSlabRows * kD, kD),
+                          mma::make_kmajor_desc(smem.q_tile(q_ring.stage), kD), weights, sf0, sf1, lane, r0,
+                          release_stage, store);
     } else {
       release_stage();
     }
