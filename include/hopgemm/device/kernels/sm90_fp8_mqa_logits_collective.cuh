@@ -28,9 +28,11 @@ namespace hopgemm::device::mqa {
 
 // setmaxnreg moves registers only within the CTA's launch allocation: 640 threads get 65536 / 640 rounded down to a
 // multiple of 8 = 96 each (61440), so the producer must give back at least what the math warpgroups take (with 40 and
-// 112 the math warpgroups' setmaxnreg.inc waited forever: the first GPU run hung in both kernels).
-inline constexpr int kProducerRegs = 32;
-inline constexpr int kMathRegs = 112;
+// 112 the math warpgroups' setmaxnreg.inc waited forever: the first GPU run hung in both kernels). Producer 40, math
+// 104 (DeepGEMM's paged split is 64 / 104): the paged producer is a warp that keeps a batch of block-table entries and
+// the request's lengths, and spilled a register at 32; the math warps compile without spills at 104.
+inline constexpr int kProducerRegs = 40;
+inline constexpr int kMathRegs = 104;
 inline constexpr int kLaunchRegs = 65536 / kMqaThreads / 8 * 8;
 static_assert(128 * kProducerRegs + 128 * kMqaMathWgs * kMathRegs <= kMqaThreads * kLaunchRegs,
               "register reallocation beyond the CTA's launch allocation deadlocks setmaxnreg.inc");

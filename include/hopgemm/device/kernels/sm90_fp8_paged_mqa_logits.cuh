@@ -37,17 +37,13 @@ HOPGEMM_DEVICE void produce_paged(const Sm90MqaLogitsParams& p, const MqaSmem<kC
   scheduler::PagedRunCursor run{ptx::ld_global_nc_i32(meta), ptx::ld_global_nc_i32(meta + 1),
                                 ptx::ld_global_nc_i32(meta + 2), ptx::ld_global_nc_i32(meta + 3)};
   if (run.seg < 0) run.seg = 0;
-  i32 b = -1, segments = 0, max_len = 0, q_unit = -1;
-  i32 len[kMqaMaxTokens] = {};
+  // Lane t < next_n holds token t's length (the producer has 32 registers: next_n lengths in every lane spilled).
+  i32 b = -1, my_len = 0, max_len = 0, segments = 0, q_unit = -1;
   while (!run.done() && run.b >= 0 && run.b < p.batch) {
     if (run.b != b) {
       b = run.b;
-      max_len = 0;
-#pragma unroll
-      for (int t = 0; t < kT; ++t) {
-        len[t] = scheduler::paged_token_len(p.context_lens, b, t, kT, p.lens_2d);
-        max_len = len[t] > max_len ? len[t] : max_len;
-      }
+      my_len = static_cast<i32>(lane) < kT ? scheduler::paged_token_len(p.context_lens, b, lane, kT, p.lens_2d) : 0;
+      max_len = __reduce_max_sync(0xffffffffu, my_len);
       segments = scheduler::paged_segments(max_len);
     }
     const i32 seg0 = run.seg;
@@ -82,6 +78,9 @@ HOPGEMM_DEVICE void produce_paged(const Sm90MqaLogitsParams& p, const MqaSmem<kC
           slabs |= valid ? 1 << g : 1 << (4 + g);
         }
       }
+      i32 len[kT];
+#pragma unroll
+      for (int t = 0; t < kT; ++t) len[t] = __shfl_sync(0xffffffffu, my_len, t);
       if (lane == 0) {
         smem.kv.wait_empty(kv_ring);
         MqaTask* task = smem.task(kv_ring.stage);
@@ -90,7 +89,7 @@ HOPGEMM_DEVICE void produce_paged(const Sm90MqaLogitsParams& p, const MqaSmem<kC
         task->slabs = slabs;
         task->flags = (seg == 0 ? kMqaFirstTask : 0) | (seg == segments - 1 ? kMqaLastTask : 0);
 #pragma unroll
-        for (int t = 0; t < kMqaMaxTokens; ++t) {
+        for (int t = 0; t < kT; ++t) {  // the math warps read the unit's tokens only
           task->lo[t] = 0;
           task->hi[t] = len[t];
         }
