@@ -42,20 +42,17 @@ jit::KernelCache<Sm90PagedMqaMetadataConfig>& metadata_cache() {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-// Query tokens per prefill unit: device::mqa_prefill_tokens, or HOPGEMM_MQA_PREFILL_TOKENS where set (a tuning hook
-// for same-run A/B timings, read once: a count whose Q rows are whole 128-row chunks, at most 4; 128 / heads is
-// DeepGEMM's unit).
+// Query tokens per prefill unit: device::mqa_prefill_tokens, or as many 128-row Q chunks as HOPGEMM_MQA_PREFILL_CHUNKS
+// says (1: DeepGEMM's unit of 128 / heads tokens, 2: the default; a tuning hook for same-run A/B timings, read once),
+// at most 4 tokens.
 int prefill_tokens(const api::Validator& v, int heads) {
-  static const int forced = [] {
-    const char* value = std::getenv("HOPGEMM_MQA_PREFILL_TOKENS");
-    return value && *value ? runtime::parse_int("HOPGEMM_MQA_PREFILL_TOKENS", value) : 0;
+  static const int chunks = [] {
+    const char* value = std::getenv("HOPGEMM_MQA_PREFILL_CHUNKS");
+    return value && *value ? runtime::parse_int("HOPGEMM_MQA_PREFILL_CHUNKS", value) : 0;
   }();
-  if (forced == 0) return device::mqa_prefill_tokens(heads);
-  if (forced < 1 || forced > device::kMqaMaxTokens || (forced * heads) % 128 != 0) {
-    v.unsupported("HOPGEMM_MQA_PREFILL_TOKENS = " + str(forced) + " with " + str(heads) +
-                  " heads: tokens x heads must be a multiple of 128, tokens 1 to 4");
-  }
-  return forced;
+  if (chunks == 0) return device::mqa_prefill_tokens(heads);
+  if (chunks != 1 && chunks != 2) v.unsupported("HOPGEMM_MQA_PREFILL_CHUNKS = " + str(chunks) + "; supported: 1 or 2");
+  return std::min(chunks * 128 / heads, device::kMqaMaxTokens);
 }
 
 void check_heads_dim(const api::Validator& v, int64_t heads, int64_t dim) {
