@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "api/bf16_gemm_internal.hpp"
+#include "api/gemm_internal.hpp"
 #include "api/sm90_launch.hpp"
 #include "api/validate.hpp"
 #include "heuristics/memo.hpp"
@@ -175,8 +176,12 @@ void bf16_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Bf16Gem
                     params, device, stream);
 }
 
-const heuristics::Bf16GemmChoice& bf16_grouped_choice(const char* op, const heuristics::Bf16GemmProblem& problem) {
-  return sm90::fitting(op, bf16_gemm_choice(problem), [&] { return heuristics::describe(problem); });
+heuristics::Bf16GemmChoice bf16_grouped_choice(const char* op, const heuristics::Bf16GemmProblem& problem) {
+  const heuristics::Bf16GemmChoice& choice =
+      sm90::fitting(op, bf16_gemm_choice(problem), [&] { return heuristics::describe(problem); });
+  const char* who = nullptr;
+  const std::map<std::string, int>* overrides = grouped_config_overrides(&who);
+  return overrides == nullptr ? choice : with_overrides(choice, problem, *overrides, who);
 }
 
 jit::KernelSource render_sm90_bf16_gemm(const device::Sm90Bf16GemmConfig& c) {

@@ -32,7 +32,7 @@ const jit::LoadedKernel& bf16_gemm_kernel(const device::Sm90Bf16GemmConfig& conf
 void bf16_gemm_launch(const jit::LoadedKernel& kernel, const heuristics::Bf16GemmChoice& choice,
                       const device::Sm90Bf16GemmParams* params, int device, cudaStream_t stream);
 // The heuristics' choice for `problem`, memoised; Error(kUnsupported) naming `op` where no configuration fits.
-const heuristics::Bf16GemmChoice& bf16_grouped_choice(const char* op, const heuristics::Bf16GemmProblem& problem);
+heuristics::Bf16GemmChoice bf16_grouped_choice(const char* op, const heuristics::Bf16GemmProblem& problem);
 
 // The problem bf16_gemm_{nt,..} sees for a suite GEMM in DeepGEMM's BF16 layouts: forward A, B K-major, BF16 D;
 // dgrad B MN-major; wgrad A, B MN-major, FP32 D += A B^T.

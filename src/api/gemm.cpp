@@ -247,19 +247,24 @@ const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProble
   });
 }
 
+const std::map<std::string, int>* grouped_config_overrides(const char** who) {
+  if (!thread_grouped_overrides.empty()) {
+    *who = "set_grouped_config_overrides";
+    return &thread_grouped_overrides;
+  }
+  if (!runtime::env().grouped_config) return nullptr;
+  *who = "HOPGEMM_GROUPED_CONFIG";
+  static const std::map<std::string, int> overrides = parse_config_overrides(*runtime::env().grouped_config, *who);
+  return &overrides;
+}
+
 heuristics::Fp8GemmChoice fp8_grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem) {
   const heuristics::Fp8GemmChoice& choice =
       sm90::fitting(op, fp8_gemm_choice(problem), [&] { return heuristics::describe(problem); });
-  const bool scoped = !thread_grouped_overrides.empty();
-  if (!scoped && !runtime::env().grouped_config) return choice;
-  const char* who = scoped ? "set_grouped_config_overrides" : "HOPGEMM_GROUPED_CONFIG";
-  heuristics::Fp8GemmChoice changed;
-  if (scoped) {
-    changed = apply_config_overrides(choice, thread_grouped_overrides, who);
-  } else {
-    static const std::map<std::string, int> overrides = parse_config_overrides(*runtime::env().grouped_config, who);
-    changed = apply_config_overrides(choice, overrides, who);
-  }
+  const char* who = nullptr;
+  const std::map<std::string, int>* overrides = grouped_config_overrides(&who);
+  if (overrides == nullptr) return choice;
+  const heuristics::Fp8GemmChoice changed = apply_config_overrides(choice, *overrides, who);
   if (const char* rule = device::config_violation(changed.config)) {
     throw Error(ErrorKind::kInvalidArgument, std::string(op) + ": " + who + " makes an invalid config: " + rule);
   }

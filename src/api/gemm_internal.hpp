@@ -3,6 +3,9 @@
 // to, and the same call with a caller-chosen kernel configuration instead of the heuristics' choice.
 #include <cuda_runtime_api.h>
 
+#include <map>
+#include <string>
+
 #include "api/validate.hpp"
 #include "heuristics/sm90_fp8_gemm.hpp"
 #include "hopgemm/gemm.hpp"
@@ -29,6 +32,10 @@ const heuristics::Fp8GemmChoice& fp8_gemm_choice(const heuristics::Fp8GemmProble
 // the fields of set_grouped_config_overrides (this thread), else of HOPGEMM_GROUPED_CONFIG, where one is set (an
 // invalid result: Error(kInvalidArgument)).
 heuristics::Fp8GemmChoice fp8_grouped_choice(const char* op, const heuristics::Fp8GemmProblem& problem);
+// The grouped ops' config overrides in force on this thread (set_grouped_config_overrides, else the
+// HOPGEMM_GROUPED_CONFIG environment variable), and in *who which of the two; nullptr where none. Every family's
+// grouped and batched ops (FP8, BF16, einsum) apply them to the heuristics' choice: a tuning and test hook.
+const std::map<std::string, int>* grouped_config_overrides(const char** who);
 
 // fp8_gemm_nt with `choice`'s config and launch parameters (the config must match the problem's recipe, dtypes and
 // scale layouts).

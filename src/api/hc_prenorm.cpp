@@ -114,8 +114,10 @@ void tf32_hc_prenorm_gemm(const TensorView& a, const TensorView& b, const Tensor
   params.tma_a = tma::encode_2d({DType::kBFloat16, a.data, uint64_t(k), uint64_t(m), uint64_t(a.stride(0) * 2),
                                  uint32_t(device::kHcBlockK), uint32_t(device::kHcBlockM), tma::Swizzle::k128B},
                                 op);
+  // B rounded to TF32 by the copy, as torch's TF32 matmul and DeepGEMM round it (its test holds calc_diff < 1e-8
+  // against torch: truncated by the WGMMA instead, m = 13, n = 24, k = 28672 read 1.58e-7).
   params.tma_b = tma::encode_2d({DType::kFloat32, b.data, uint64_t(k), uint64_t(n), uint64_t(b.stride(0) * 4), 32u,
-                                 uint32_t(config.block_n), tma::Swizzle::k128B},
+                                 uint32_t(config.block_n), tma::Swizzle::k128B, /*round_to_tf32=*/true},
                                 op);
   params.d = static_cast<float*>(d.data);
   params.sqr_sum = static_cast<float*>(sqr_sum.data);

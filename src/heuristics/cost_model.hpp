@@ -27,7 +27,14 @@ inline constexpr double kModelTie = 0.005;
 
 // Split-K candidates: only where the tiles fill at most this many waves (fewer tiles than SMs, or a short ragged
 // last wave), each split at least two k-blocks (shorter units are all prologue and epilogue).
-inline constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8};
+inline constexpr int kSplitKChoices[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
+// Past kMaxShortSplits splits only where each split keeps kMinKBlocksPerWideSplit k-blocks and the tile is at least
+// 128 x 128: a few output tiles over a very long K (einsum bmk,bnk->mn sums K over every batch). H200, 2026-11-28,
+// 4096 x 256 x 256 x 256 (16384 k-blocks): 64 x 64 x 8 splits 515 us, 128 x 128 x 24 / 32 splits 467 / 441 us,
+// 128 x 64 x 16 / 32 splits 562 / 712 us (the model alone preferred the last kind).
+inline constexpr int kMaxShortSplits = 8;
+inline constexpr int kMinKBlocksPerWideSplit = 16;
+inline constexpr int kMinWideSplitTileArea = 128 * 128;
 inline constexpr int kMaxWavesForSplitK = 2;
 inline constexpr int kMinKBlocksPerSplit = 2;
 

@@ -94,7 +94,12 @@ std::vector<GemmChoice<typename F::Config>> rank_configs(const typename F::Probl
     for (int k_splits : kSplitKChoices) {
       tile.k_splits = k_splits;
       const auto split = F::build(p, tile);
-      if (!split || std::ceil(double(gemm.k) / block_k) < double(kMinKBlocksPerSplit) * k_splits) continue;
+      const double k_blocks = std::ceil(double(gemm.k) / block_k);
+      if (!split || k_blocks < double(kMinKBlocksPerSplit) * k_splits) continue;
+      if (k_splits > kMaxShortSplits && (k_blocks < double(kMinKBlocksPerWideSplit) * k_splits ||
+                                         tile.block_m * tile.block_n < kMinWideSplitTileArea)) {
+        continue;
+      }
       ranked.push_back(choice_of(*split));
     }
   }

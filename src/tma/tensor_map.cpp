@@ -47,13 +47,13 @@ Swizzle swizzle_for_bytes(int bytes) {
 
 namespace {
 
-device::TmaDescriptor encode(DType dtype, const void* base, int rank, const cuuint64_t* dims, const cuuint64_t* strides,
-                             const cuuint32_t* box, Swizzle swizzle, const char* what) {
+device::TmaDescriptor encode(DType dtype, bool tf32, const void* base, int rank, const cuuint64_t* dims,
+                             const cuuint64_t* strides, const cuuint32_t* box, Swizzle swizzle, const char* what) {
   static_assert(sizeof(CUtensorMap) == sizeof(device::TmaDescriptor), "descriptor sizes differ");
   CUtensorMap encoded;
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUresult result = runtime::driver(what).cuTensorMapEncodeTiled(
-      &encoded, data_type(dtype), rank, const_cast<void*>(base), dims, strides, box, element_strides,
+      &encoded, tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : data_type(dtype), rank, const_cast<void*>(base), dims, strides, box, element_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS) {
@@ -75,11 +75,11 @@ device::TmaDescriptor encode(DType dtype, const void* base, int rank, const cuui
 // encode() behind a per-thread cache. The descriptor is a pure function of its arguments. Calls in a serving or
 // training loop reuse the same buffers, so a small direct-mapped cache skips cuTensorMapEncodeTiled (the largest
 // part of an op's host cost) without locks, for every rank (split-K's 3-D workspace map included).
-device::TmaDescriptor cached_encode(DType dtype, const void* base, int rank, const cuuint64_t* dims,
+device::TmaDescriptor cached_encode(DType dtype, bool tf32, const void* base, int rank, const cuuint64_t* dims,
                                     const cuuint64_t* strides, const cuuint32_t* box, Swizzle swizzle,
                                     const char* what) {
-  using Key = std::array<uint64_t, 12>;  // dtype, base, rank, swizzle, 3 dims, 2 strides, 3 box extents
-  Key key{uint64_t(dtype), reinterpret_cast<uint64_t>(base), uint64_t(rank), uint64_t(swizzle)};
+  using Key = std::array<uint64_t, 12>;  // dtype and tf32, base, rank, swizzle, 3 dims, 2 strides, 3 box extents
+  Key key{uint64_t(dtype) | uint64_t(tf32) << 32, reinterpret_cast<uint64_t>(base), uint64_t(rank), uint64_t(swizzle)};
   for (int i = 0; i < rank; ++i) {
     key[4 + i] = dims[i];
     key[9 + i] = box[i];
@@ -96,7 +96,7 @@ device::TmaDescriptor cached_encode(DType dtype, const void* base, int rank, con
   for (uint64_t word : key) h = (h ^ word) * 0xbf58476d1ce4e5b9ull;
   Entry& entry = cache[(h >> 32) % kEntries];
   if (entry.valid && entry.key == key) return entry.descriptor;
-  entry.descriptor = encode(dtype, base, rank, dims, strides, box, swizzle, what);
+  entry.descriptor = encode(dtype, tf32, base, rank, dims, strides, box, swizzle, what);
   entry.key = key;
   entry.valid = true;
   return entry.descriptor;
@@ -108,14 +108,14 @@ device::TmaDescriptor encode_2d(const TensorMap2d& map, const char* what) {
   const cuuint64_t dims[2] = {map.inner_dim, map.outer_dim};
   const cuuint64_t strides[1] = {map.outer_stride_bytes};
   const cuuint32_t box[2] = {map.box_inner, map.box_outer};
-  return cached_encode(map.dtype, map.base, 2, dims, strides, box, map.swizzle, what);
+  return cached_encode(map.dtype, map.round_to_tf32, map.base, 2, dims, strides, box, map.swizzle, what);
 }
 
 device::TmaDescriptor encode_3d(const TensorMap2d& map, uint64_t batches, uint64_t batch_stride_bytes, const char* what) {
   const cuuint64_t dims[3] = {map.inner_dim, map.outer_dim, batches};
   const cuuint64_t strides[2] = {map.outer_stride_bytes, batch_stride_bytes};
   const cuuint32_t box[3] = {map.box_inner, map.box_outer, 1};
-  return cached_encode(map.dtype, map.base, 3, dims, strides, box, map.swizzle, what);
+  return cached_encode(map.dtype, map.round_to_tf32, map.base, 3, dims, strides, box, map.swizzle, what);
 }
 
 }  // namespace hopgemm::tma

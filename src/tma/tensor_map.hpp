@@ -20,6 +20,9 @@ struct TensorMap2d {
   uint64_t outer_stride_bytes;    // multiple of 16
   uint32_t box_inner, box_outer;  // elements
   Swizzle swizzle = Swizzle::kNone;
+  // FP32 elements rounded to TF32 (to nearest) by the copy itself (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32): a TF32 WGMMA
+  // reading the plain FP32 bytes would truncate their low 13 bits instead, a bias torch's and DeepGEMM's TF32 lack.
+  bool round_to_tf32 = false;
 };
 
 // Encodes `map` (throws Error(kCuda) naming `what` with the parameters when the driver refuses).

@@ -83,6 +83,33 @@ def test_bmk_bnk_mn(s, m, n, k, mode):
     _check(d, ref + c.double(), 2e-3)  # FP32 sums over up to 3M products: the tensor cores' accumulation error
 
 
+@pytest.mark.parametrize("overrides", [{"block_m": 128, "block_n": 128, "k_splits": 32},
+                                       {"block_m": 128, "block_n": 64, "k_splits": 24},
+                                       {"block_m": 64, "block_n": 64, "k_splits": 12}])
+def test_bmk_bnk_mn_wide_split_k(overrides):
+    """Split-K past 8 splits (the batch-summed K's few tiles over every SM), forced through the grouped overrides:
+    the same sum as the reference (and as the heuristics' pick, up to FP32 summation order), bitwise on reruns."""
+    s, m, n, k = 1024, 256, 256, 256
+    a = _randn(s, m, k, seed=5, scale=0.25)
+    b = _randn(s, n, k, seed=6, scale=0.25)
+    c = torch.randn(m, n, device="cuda", dtype=torch.float32)
+    ref = torch.bmm(a.double(), b.double().mT).sum(0) + c.double()
+    runs = []
+    hopgemm._C._set_grouped_config_overrides(overrides)
+    try:
+        for _ in range(2):
+            d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+            hopgemm.einsum("bmk,bnk->mn", a, b, d, c=c)
+            runs.append(d)
+        with pytest.raises(ValueError, match="k_splits"):  # 33 splits: past the kernels' 32
+            hopgemm._C._set_grouped_config_overrides({**overrides, "k_splits": 33})
+            hopgemm.einsum("bmk,bnk->mn", a, b, torch.empty_like(c), c=c)
+    finally:
+        hopgemm._C._set_grouped_config_overrides({})
+    _check(runs[0], ref, 2e-3)
+    assert torch.equal(runs[0], runs[1]), "split-K's fixed summation order: reruns are bitwise equal"
+
+
 def test_einsum_graph_torch_op_and_reruns():
     x = _randn(256, 16, 512, seed=1)
     y = _randn(16, 384, 512, seed=2)

@@ -220,13 +220,13 @@ HOPGEMM_HOST_DEVICE constexpr const char* common_config_violation(const C& c) {
   // thread's fragment as float4 chunks.
   // The last split sums the partials in place in its accumulators' registers (ptxas: no spill at 256x128, 128x192
   // or 256x112 since; a second set of sums beside them spilled 24-548 bytes there).
-  const bool splits_ok = c.k_splits >= 1 && c.k_splits <= 16 && (c.k_splits == 1 || cluster_size(c) == 1);
+  const bool splits_ok = c.k_splits >= 1 && c.k_splits <= 32 && (c.k_splits == 1 || cluster_size(c) == 1);
   // A pair's shared operand whose half is not whole swizzle atoms is loaded whole by the first CTA
   // (shared_operand_box_rows).
   const bool cluster_ok = c.cluster_m >= 1 && c.cluster_n >= 1 && cluster_size(c) <= 2;
   if (!passes_ok) return "d_passes is 1, 2 or 4 and each pass covers whole 8-column groups and swizzle atoms";
   if (!in_stage_ok) return "d_in_stage needs one 128-byte swizzle atom per pass";
-  if (!splits_ok) return "k_splits is 1..16, and split-K takes no cluster";
+  if (!splits_ok) return "k_splits is 1..32, and split-K takes no cluster";
   if (!cluster_ok) return "a cluster is 1x1, 1x2 or 2x1";
   if (c.num_stages < 2 || c.num_stages > 16) return "num_stages is 2..16";
   return nullptr;

@@ -76,16 +76,12 @@ __global__ void __launch_bounds__(kHcThreads, 1)
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i) acc[i] = 0.0f;
   float sqr0 = 0.0f, sqr1 = 0.0f;  // rows r and r + 8
-  for (i32 i = 0; i < num_kb; ++i) {
-    const int s = i % kStages;
-    ptx::mbarrier_wait(full + s, (i / kStages) & 1);
-    // The previous k-block's WGMMAs read their A registers until they complete: wait for them before these are
-    // rewritten, then release that k-block's stage.
-    ptx::wgmma_wait_group<0>();
-    if (i > 0) ptx::mbarrier_arrive(empty + (i - 1) % kStages);
+  // A's TF32 fragments in two register sets: k-block i's are read from shared memory and converted while k-block
+  // i - 1's WGMMAs still run on the other set (they read their A registers until they complete).
+  u32 a[2][kHcBlockK / 8][4] = {};
+  auto load_a = [&](u32 (&frag)[kHcBlockK / 8][4], int s) {
     // A's 16-byte chunk c (K 8c .. 8c + 7) of tile row r sits at chunk c ^ (r % 8) (TMA's 128-byte swizzle).
     const u16* a_stage = reinterpret_cast<const u16*>(smem + s * kAStage);
-    u32 a[kHcBlockK / 8][4];
 #pragma unroll
     for (int c = 0; c < kHcBlockK / 8; ++c) {
       const u16* upper = a_stage + row * 64 + ((c ^ (row % 8)) * 8);
@@ -94,22 +90,40 @@ __global__ void __launch_bounds__(kHcThreads, 1)
       const float x2 = __uint_as_float(u32(upper[t + 4]) << 16), x3 = __uint_as_float(u32(lower[t + 4]) << 16);
       sqr0 += x0 * x0 + x2 * x2;
       sqr1 += x1 * x1 + x3 * x3;
-      a[c][0] = __float_as_uint(x0);
-      a[c][1] = __float_as_uint(x1);
-      a[c][2] = __float_as_uint(x2);
-      a[c][3] = __float_as_uint(x3);
+      frag[c][0] = __float_as_uint(x0);
+      frag[c][1] = __float_as_uint(x1);
+      frag[c][2] = __float_as_uint(x2);
+      frag[c][3] = __float_as_uint(x3);
     }
+  };
+  auto issue_mma = [&](const u32 (&frag)[kHcBlockK / 8][4], int s) {
     ptx::wgmma_fence_operand(acc);
     ptx::wgmma_fence();
 #pragma unroll
     for (int c = 0; c < kHcBlockK / 8; ++c) {
       // B's k8 slice c: 32 bytes into its 128-byte half (c / 4), K-major, 128-byte swizzle.
       const u32 b_addr = smem_b + s * kBStage + (c / 4) * kBHalf + (c % 4) * 32;
-      ptx::WgmmaTf32RegA<kBlockN>::mma(acc, a[c], mma::make_kmajor_sw128_desc(b_addr), 1);
+      ptx::WgmmaTf32RegA<kBlockN>::mma(acc, frag[c], mma::make_kmajor_sw128_desc(b_addr), 1);
     }
     ptx::wgmma_commit_group();
     ptx::wgmma_fence_operand(acc);
+  };
+  // One k-block: its A into set `set`, then the previous k-block's WGMMAs waited for and its stage released.
+  auto step = [&](i32 i, int set) {
+    const int s = i % kStages;
+    ptx::mbarrier_wait(full + s, (i / kStages) & 1);
+    load_a(a[set], s);
+    ptx::wgmma_wait_group<0>();
+    ptx::wgmma_fence_operand(a[set ^ 1]);  // the other set live until its WGMMAs are done: load_a kept off it
+    if (i > 0) ptx::mbarrier_arrive(empty + (i - 1) % kStages);
+    issue_mma(a[set], s);
+  };
+  i32 i = 0;
+  for (; i + 1 < num_kb; i += 2) {  // two k-blocks a trip: each set's index a constant
+    step(i, 0);
+    step(i + 1, 1);
   }
+  if (i < num_kb) step(i, 0);
   ptx::wgmma_wait_group<0>();
   if (num_kb > 0) ptx::mbarrier_arrive(empty + (num_kb - 1) % kStages);
 

@@ -25,5 +25,14 @@ HOPGEMM_DEVICE void wgmma_fence_operand(float (&d)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// The same for a WGMMA's A fragments in registers: kept live (and unmoved) up to this point, so that the compiler
+// gives registers written meanwhile other homes than those the WGMMAs in flight still read.
+template <int R, int C>
+HOPGEMM_DEVICE void wgmma_fence_operand(u32 (&a)[R][C]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < C; ++j) asm volatile("" : "+r"(a[i][j])::"memory");
+}
 
 }  // namespace hopgemm::device::ptx
