@@ -4,7 +4,7 @@ reference/anchors_h100.md), plus the memory bandwidth of a device copy measured 
 Each op is timed as the user calls it (allocation of the logits, every kernel: DeepGEMM's fp8_mqa_logits includes its
 separate clean_logits kernel, hopgemm's writes -inf in the same pass), CUDA events, L2 flushed (256 MB write) before
 each call, median of --iters. Ratios > 1: hopgemm faster.
-Usage: python bench/vs_deepgemm_indexer.py [--iters 15] [--quick] [--json OUT]"""
+Usage: python bench/vs_deepgemm_indexer.py [--iters 15] [--quick] [--prefill-only] [--json OUT]"""
 import argparse
 import json
 import math
@@ -89,6 +89,7 @@ def main():
     ap.add_argument("--iters", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="fewer cases")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--prefill-only", action="store_true", help="the fp8_mqa_logits cases only (for A/B reruns)")
     args = ap.parse_args()
     rows = []
     copy_gbs = copy_bandwidth(args.iters)
@@ -109,7 +110,7 @@ def main():
                     print(f"prefill S=2048 SK={s_kv} H={h} D={d} CP={int(cp)}: ours {ours:7.1f} us "
                           f"({flops / ours / 1e6:5.0f} TFLOPS), DeepGEMM {theirs:7.1f} us, x{theirs / ours:.2f}", flush=True)
                     del a
-    for dtype in (torch.float32,) if args.quick else (torch.float32, torch.bfloat16):
+    for dtype in () if args.prefill_only else (torch.float32,) if args.quick else (torch.float32, torch.bfloat16):
         for batch, avg in ((256, 8192), (4096, 8192), (256, 65536)):
             for next_n in (1, 2):
                 for h in (32, 64):
@@ -129,11 +130,12 @@ def main():
                     print(f"paged {str(dtype)[6:]} B={batch} next_n={next_n} H={h} L={avg}: ours {ours:7.1f} us "
                           f"({gbs:5.0f} GB/s = {gbs / copy_gbs:.0%} of copy), DeepGEMM {theirs:7.1f} us, x{theirs / ours:.2f}", flush=True)
                     del a, q, cache, w, lens, table
-    lens = torch.randint(6000, 10000, (4096, 2), dtype=torch.int32, device="cuda")
-    meta_us = timed(lambda: hopgemm.get_paged_mqa_logits_metadata(lens, 64, num_sms), args.iters)
-    meta_dg = timed(lambda: deep_gemm.get_paged_mqa_logits_metadata(lens, 64, num_sms), args.iters) if deep_gemm else float("nan")
-    print(f"metadata B=4096: ours {meta_us:.1f} us, DeepGEMM {meta_dg:.1f} us")
-    rows.append(dict(op="get_paged_mqa_logits_metadata", batch=4096, ours_us=meta_us, deepgemm_us=meta_dg))
+    if not args.prefill_only:
+        lens = torch.randint(6000, 10000, (4096, 2), dtype=torch.int32, device="cuda")
+        meta_us = timed(lambda: hopgemm.get_paged_mqa_logits_metadata(lens, 64, num_sms), args.iters)
+        meta_dg = timed(lambda: deep_gemm.get_paged_mqa_logits_metadata(lens, 64, num_sms), args.iters) if deep_gemm else float("nan")
+        print(f"metadata B=4096: ours {meta_us:.1f} us, DeepGEMM {meta_dg:.1f} us")
+        rows.append(dict(op="get_paged_mqa_logits_metadata", batch=4096, ours_us=meta_us, deepgemm_us=meta_dg))
     for op in ("fp8_mqa_logits", "fp8_paged_mqa_logits"):
         r = [x["ratio"] for x in rows if x["op"] == op and x["ratio"] == x["ratio"]]
         if r:

@@ -85,13 +85,16 @@ void k_grouped_fp8_gemm_tn_contiguous(const TensorView& a, const TensorView& sfa
                                       const TensorView& ks_tensor, const TensorView* c, const GemmOptions& options,
                                       cudaStream_t stream);
 
-// BF16 (no scales): D[rows of g] = A[rows of g] @ B[g]^T with a [M_sum, K] and b [G, N, K] BF16, both K-major (B's
-// groups stacked densely along N), d [M_sum, N] BF16, grouped_layout as the FP8 op's (ContiguousLayout); K a multiple
-// of 8. An MN-major B (DeepGEMM takes one) is not supported yet.
+// BF16 (no scales): D[rows of g] = A[rows of g] @ B[g]^T with a [M_sum, K] K-major and b [G, N, K] BF16, d [M_sum, N]
+// BF16, grouped_layout as the FP8 op's (ContiguousLayout); K a multiple of 8. B's major is read from its strides, as
+// DeepGEMM reads it: K-major (stride(2) == 1; its groups stacked densely along N: stride(0) == N * stride(1)) or
+// MN-major (stride(1) == 1, e.g. strides (N * K, 1, N); K and group strides multiples of 16 bytes, the group stride
+// positive where G > 1), both read in place.
 void m_grouped_bf16_gemm_nt_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
                                        const TensorView& grouped_layout, const MGroupedContiguousOptions& options,
                                        cudaStream_t stream);
-// The same with B given as [G, K, N] (a transposed view of a K-major [G, N, K] buffer).
+// The same with B given as [G, K, N]: the nt op on b's transposed view, as DeepGEMM's nn (a contiguous [G, K, N] is an
+// MN-major B; a transposed view of a K-major [G, N, K] buffer a K-major one).
 void m_grouped_bf16_gemm_nn_contiguous(const TensorView& a, const TensorView& b, const TensorView& d,
                                        const TensorView& grouped_layout, const MGroupedContiguousOptions& options,
                                        cudaStream_t stream);

@@ -152,12 +152,20 @@ k_grouped_fp8_gemm_tn_contiguous = _k_grouped(
 
 # ---- BF16 (no scales): the FP8 M-grouped ops' declarations with a and b plain tensors, without the recipes and the
 # UE8M0 switch.
+_BF16_STREAM_DOC = """
+compiled_dims is accepted for deep_gemm compatibility. stream: None (torch's current stream of the tensors' device, or
+the default stream), an int cudaStream_t, a torch.cuda.Stream, or any object with __cuda_stream__."""
 _BF16_M_GROUPED_DOC = """
 
-a and b: BF16, K-major (B [G, N, K] with its groups stacked densely along N; an MN-major B is not supported yet);
-d (BF16) is written in place; nothing is returned. K a multiple of 8. compiled_dims is accepted for deep_gemm
-compatibility. stream: None (torch's current stream of the tensors' device, or the default stream), an int
-cudaStream_t, a torch.cuda.Stream, or any object with __cuda_stream__."""
+a and b: BF16, K-major (B [G, N, K] with its groups stacked densely along N); d (BF16) is written in place; nothing
+is returned. K a multiple of 8.""" + _BF16_STREAM_DOC
+_BF16_CONTIGUOUS_OPERANDS_DOC = """
+
+a: BF16 K-major. b: BF16, its major read from its strides as deep_gemm reads it, both read in place: K-major
+(stride(-1) == 1, groups stacked densely along N) or MN-major (N contiguous, e.g. b.mT of a contiguous [G, K, N]; K
+and group strides multiples of 16 bytes). The nn form takes B as [G, K, N] and runs the nt form on its transpose, as
+deep_gemm's: a contiguous [G, K, N] is an MN-major B. d (BF16) is written in place; nothing is returned. K a multiple
+of 8.""" + _BF16_STREAM_DOC
 
 
 def _bf16(op, name, summary, doc, operands_doc=_BF16_M_GROUPED_DOC):
@@ -169,11 +177,11 @@ def _bf16(op, name, summary, doc, operands_doc=_BF16_M_GROUPED_DOC):
 m_grouped_bf16_gemm_nt_contiguous = _bf16(
     _ops.OPS["m_grouped_fp8_gemm_nt_contiguous"], "m_grouped_bf16_gemm_nt_contiguous",
     "MoE M-grouped BF16 GEMM over stacked groups of rows: D[rows of g] = A[rows of g] @ B[g]^T with A [M_sum, K], "
-    "B [G, N, K], d [M_sum, N] BF16.", _CONTIGUOUS_DOC)
+    "B [G, N, K], d [M_sum, N] BF16.", _CONTIGUOUS_DOC, _BF16_CONTIGUOUS_OPERANDS_DOC)
 m_grouped_bf16_gemm_nn_contiguous = _bf16(
     _ops.OPS["m_grouped_fp8_gemm_nn_contiguous"], "m_grouped_bf16_gemm_nn_contiguous",
-    "m_grouped_bf16_gemm_nt_contiguous with B given as [G, K, N] (a transposed view of a K-major [G, N, K]).",
-    _CONTIGUOUS_DOC)
+    "m_grouped_bf16_gemm_nt_contiguous with B given as [G, K, N] (contiguous: an MN-major B; or the transposed view of "
+    "a K-major [G, N, K]).", _CONTIGUOUS_DOC, _BF16_CONTIGUOUS_OPERANDS_DOC)
 m_grouped_bf16_gemm_nt_masked = _bf16(
     _ops.OPS["m_grouped_fp8_gemm_nt_masked"], "m_grouped_bf16_gemm_nt_masked",
     "MoE M-grouped BF16 GEMM over one padded slab per group (decode): d[g, :m_g] = A[g, :m_g] @ B[g]^T with "

@@ -215,12 +215,21 @@ heuristics::Bf16GemmProblem bf16_suite_problem(const SuiteGemm& gemm, int num_sm
 std::vector<jit::KernelSource> bf16_gemm_suite_sources(const std::string& suite, int num_sms) {
   std::vector<heuristics::Bf16GemmProblem> problems;
   if (suite == kMoeSuite) {
-    // The MoE suite's grouped GEMMs as the BF16 ops build them (the K-grouped one over K ranges of MN-major operands).
+    // The MoE suite's grouped GEMMs as the BF16 ops build them (the K-grouped one over K ranges of MN-major operands);
+    // its contiguous cases (those it lists with group ids) also with an MN-major B, in both contiguous groupings.
     for (const heuristics::Fp8GemmProblem& f : moe_suite_problems(num_sms)) {
-      problems.push_back(f.grouping == device::kGroupingK
-                             ? heuristics::make_bf16_k_grouped_problem(f.m, f.n, f.k, f.num_groups, num_sms, f.tc_util)
-                             : heuristics::make_bf16_m_grouped_problem(f.grouping, f.m, f.n, f.k, f.num_groups,
-                                                                       f.group_align, num_sms, f.tc_util));
+      if (f.grouping == device::kGroupingK) {
+        problems.push_back(heuristics::make_bf16_k_grouped_problem(f.m, f.n, f.k, f.num_groups, num_sms, f.tc_util));
+        continue;
+      }
+      problems.push_back(heuristics::make_bf16_m_grouped_problem(f.grouping, f.m, f.n, f.k, f.num_groups,
+                                                                 /*b_k_major=*/true, f.group_align, num_sms, f.tc_util));
+      if (f.grouping != device::kGroupingMIds) continue;
+      for (int grouping : {device::kGroupingMIds, device::kGroupingMRanges}) {
+        problems.push_back(heuristics::make_bf16_m_grouped_problem(grouping, f.m, f.n, f.k, f.num_groups,
+                                                                   /*b_k_major=*/false, f.group_align, num_sms,
+                                                                   f.tc_util));
+      }
     }
   } else {
     for (const SuiteGemm& g : suite_gemms(suite)) problems.push_back(bf16_suite_problem(g, num_sms));

@@ -58,12 +58,14 @@ int64_t mul(int64_t x, int64_t y) {
 }
 
 // What every M-grouped op checks: A (of the family's operand dtype) with K-major rows, B [G, N, K] K-major with its
-// groups stacked densely along N, BF16 D with the rows of A.
+// groups stacked densely along N (or, where the op takes it, MN-major: N contiguous, its groups at any stride TMA
+// takes), BF16 D with the rows of A.
 struct MGroupedShape {
   int64_t rows = 0, n = 0, k = 0, groups = 0;  // rows: of A and D (M_sum, or G x M_max)
+  bool b_k_major = true;                       // B's K contiguous; else its N (b_mn_major ops only)
 };
 MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, const TensorView& b, const TensorView& d,
-                              DType operand) {
+                              DType operand, bool b_mn_major = false) {
   for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.on_device(*t, name);
   v.dtype(a, "a", {operand});
   v.dtype(b, "b", {operand});
@@ -78,9 +80,21 @@ MGroupedShape check_m_grouped(const api::Validator& v, const TensorView& a, cons
   if (a.size(-1) != s.k) v.fail("a", "must have K = " + str(s.k) + " (b's last dimension), got shape " + api::shape_string(a));
   if (d.size(-1) != s.n) v.fail("d", "must have N = " + str(s.n) + " columns (b's size(1)), got shape " + api::shape_string(d));
   if (s.k > 1 && a.stride(-1) != 1) v.fail("a", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(a));
-  if (s.k > 1 && b.stride(2) != 1) v.fail("b", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(b));
-  if (s.groups > 1 && b.stride(0) != mul(s.n, b.stride(1))) {
+  // As DeepGEMM reads the major: K-major where stride(-1) == 1, else MN-major.
+  s.b_k_major = s.k <= 1 || b.stride(2) == 1;
+  if (!s.b_k_major && !b_mn_major) {
+    v.fail("b", "must be K-major (stride(-1) == 1) on SM90, got strides " + api::stride_string(b));
+  }
+  if (!s.b_k_major && s.n > 1 && b.stride(1) != 1) {
+    v.fail("b", "must be K-major (stride(-1) == 1) or MN-major (stride(1) == 1), got strides " + api::stride_string(b));
+  }
+  if (s.b_k_major && s.groups > 1 && b.stride(0) != mul(s.n, b.stride(1))) {
     v.fail("b", "must hold its groups densely along N (stride(0) == N * stride(1)), got strides " + api::stride_string(b));
+  }
+  // An MN-major B's groups are the batches of a 3-D tensor map, whose strides TMA takes positive.
+  if (!s.b_k_major && s.groups > 1 && b.stride(0) == 0) {
+    v.fail("b", "must hold its groups at a positive stride (stride(0) > 0) when MN-major, got strides " +
+                    api::stride_string(b));
   }
   v.inner_contiguous(d, "d");
   // Overlapping rows of d would have two tiles write the same bytes.
@@ -188,6 +202,9 @@ void set_k_grouped_params(device::Sm90GemmParams& p, int raster_band, int64_t k,
   p.schedule.k_blocks_total = static_cast<int>(k_blocks_total);
 }
 
+// B as TMA reads it: K-major, or MN-major as [G, K, N] (N contiguous), whose strides but N's are TMA's.
+TensorView b_as_loaded(const TensorView& b, const MGroupedShape& s) { return s.b_k_major ? b : transposed(b); }
+
 // Output and inputs must not overlap; TMA needs 16-byte aligned bases and strides.
 void check_memory(const api::Validator& v, const TensorView& d, std::initializer_list<std::pair<const TensorView*, const char*>> ins) {
   v.tma_aligned(d, "d");
@@ -197,15 +214,22 @@ void check_memory(const api::Validator& v, const TensorView& d, std::initializer
   }
 }
 
-// The params every M-grouped launch shares, any family: A and D as [rows, K] / [rows, N], B as [G N, K], the schedule
-// over the layout tensor.
+// The params every M-grouped launch shares, any family: A and D as [rows, K] / [rows, N], B as [G N, K] (K-major) or
+// as G batches of [N, K] (MN-major: collective/sm90_gemm_traits.cuh, kBGroupsBatched), the schedule over the layout
+// tensor.
 template <class Choice>
 void set_m_grouped_params(device::Sm90GemmParams& p, const Choice& choice, const MGroupedShape& s, const TensorView& a,
                           const TensorView& b, const TensorView& d, const TensorView& layout, const char* op) {
   const auto& cfg = choice.config;
   const api::sm90::GemmTile tile = api::sm90::gemm_tile(cfg, device::smem_bytes(cfg));
-  api::sm90::set_operand_maps(p, tile, rows_view(a, s.rows), s.rows, rows_view(b, s.groups * s.n), s.groups * s.n, s.k,
-                              /*a_tail=*/false, op);
+  if (s.b_k_major) {
+    api::sm90::set_operand_maps(p, tile, rows_view(a, s.rows), s.rows, rows_view(b, s.groups * s.n), s.groups * s.n,
+                                s.k, /*a_tail=*/false, op);
+  } else {  // one group's stride where there is one group (TMA takes no zero stride)
+    const api::sm90::Batches groups{s.groups, s.groups > 1 ? b.stride(0) : mul(s.k, b.stride(2))};
+    api::sm90::set_operand_maps(p, tile, rows_view(a, s.rows), s.rows, rows_view(b, s.n), s.n, s.k, /*a_tail=*/false,
+                                op, /*a_k_major=*/true, /*b_k_major=*/false, {}, groups);
+  }
   p.tma_d = api::sm90::d_map(tile, rows_view(d, s.rows), s.rows, s.n, op);
   p.schedule.m = static_cast<int>(s.rows);
   p.schedule.n = static_cast<int>(s.n);
@@ -312,14 +336,14 @@ void run_m_grouped_bf16_contiguous(const char* op, const TensorView& a, const Te
   const api::Validator v(op);
   v.rank(a, "a", {2});
   v.rank(d, "d", {2});
-  const MGroupedShape s = check_m_grouped(v, a, b, d, DType::kBFloat16);
+  const MGroupedShape s = check_m_grouped(v, a, b, d, DType::kBFloat16, /*b_mn_major=*/true);
   const bool ids = check_contiguous_layout(v, a, d, s, layout, options);
   if (s.rows == 0) return;
-  check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&layout, "grouped_layout"}});
+  const TensorView b_loaded = b_as_loaded(b, s);
+  check_memory(v, d, {{&a, "a"}, {&b_loaded, "b"}, {&layout, "grouped_layout"}});
   const heuristics::Bf16GemmProblem problem = heuristics::make_bf16_m_grouped_problem(
-      ids ? device::kGroupingMIds : device::kGroupingMRanges,
-      expected_rows_per_group(options, s), s.n, s.k, s.groups,
-      get_mk_alignment_for_contiguous_layout(), get_num_sms(a.device), get_tc_util());
+      ids ? device::kGroupingMIds : device::kGroupingMRanges, expected_rows_per_group(options, s), s.n, s.k, s.groups,
+      s.b_k_major, get_mk_alignment_for_contiguous_layout(), get_num_sms(a.device), get_tc_util());
   const heuristics::Bf16GemmChoice& choice = api::bf16_grouped_choice(op, problem);
   device::Sm90Bf16GemmParams p{};
   set_m_grouped_params(p, choice, s, a, b, d, layout, op);
@@ -433,7 +457,7 @@ void m_grouped_bf16_gemm_nt_masked(const TensorView& a, const TensorView& b, con
   check_memory(v, d, {{&a, "a"}, {&b, "b"}, {&masked_m, "masked_m"}});
   const heuristics::Bf16GemmProblem problem =
       heuristics::make_bf16_m_grouped_problem(device::kGroupingMRanges, std::min(expected_m, m_max), s.n, s.k, s.groups,
-                                              0, get_num_sms(a.device), get_tc_util());
+                                              /*b_k_major=*/true, 0, get_num_sms(a.device), get_tc_util());
   const heuristics::Bf16GemmChoice& choice = api::bf16_grouped_choice(op, problem);
   device::Sm90Bf16GemmParams p{};
   set_m_grouped_params(p, choice, s, a, b, d, masked_m, op);

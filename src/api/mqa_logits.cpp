@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "hopgemm/runtime.hpp"
 #include "jit/kernel_cache.hpp"
 #include "jit/loader.hpp"
+#include "runtime/env.hpp"
 #include "tma/tensor_map.hpp"
 
 namespace hopgemm {
@@ -39,6 +41,19 @@ jit::KernelCache<Sm90PagedMqaMetadataConfig>& metadata_cache() {
 }
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// Query tokens per prefill unit: device::mqa_prefill_tokens, or as many 128-row Q chunks as HOPGEMM_MQA_PREFILL_CHUNKS
+// says (1: DeepGEMM's unit of 128 / heads tokens, 2: the default; a tuning hook for same-run A/B timings, read once),
+// at most 4 tokens.
+int prefill_tokens(const api::Validator& v, int heads) {
+  static const int chunks = [] {
+    const char* value = std::getenv("HOPGEMM_MQA_PREFILL_CHUNKS");
+    return value && *value ? runtime::parse_int("HOPGEMM_MQA_PREFILL_CHUNKS", value) : 0;
+  }();
+  if (chunks == 0) return device::mqa_prefill_tokens(heads);
+  if (chunks != 1 && chunks != 2) v.unsupported("HOPGEMM_MQA_PREFILL_CHUNKS = " + str(chunks) + "; supported: 1 or 2");
+  return std::min(chunks * 128 / heads, device::kMqaMaxTokens);
+}
 
 void check_heads_dim(const api::Validator& v, int64_t heads, int64_t dim) {
   if (heads != 32 && heads != 64 && heads != 128) v.unsupported("q has " + str(heads) + " heads; supported: 32, 64, 128");
@@ -136,7 +151,7 @@ void fp8_mqa_logits(const TensorView& q, const TensorView& kv, const TensorView&
   if (s == 0 || cols == 0) return;
 
   const bool bf16 = logits.dtype == DType::kBFloat16;
-  const Sm90MqaLogitsConfig config = api::mqa_logits_config(false, int(heads), int(dim), int(128 / heads), bf16);
+  const Sm90MqaLogitsConfig config = api::mqa_logits_config(false, int(heads), int(dim), prefill_tokens(v, int(heads)), bf16);
   const int tokens = config.tokens;
 
   Sm90MqaLogitsParams p{};
@@ -368,7 +383,7 @@ device::Sm90MqaLogitsConfig mqa_logits_config(bool paged, int heads, int head_di
 std::vector<jit::KernelSource> mqa_logits_suite_sources() {
   std::vector<jit::KernelSource> sources{render_sm90_paged_mqa_logits_metadata({})};
   for (const bool bf16 : {false, true}) {
-    sources.push_back(render_sm90_fp8_mqa_logits(mqa_logits_config(false, 64, 128, 2, bf16)));
+    sources.push_back(render_sm90_fp8_mqa_logits(mqa_logits_config(false, 64, 128, device::mqa_prefill_tokens(64), bf16)));
     for (const int next_n : {1, 2}) {
       sources.push_back(render_sm90_fp8_paged_mqa_logits(mqa_logits_config(true, 64, 128, next_n, bf16)));
     }

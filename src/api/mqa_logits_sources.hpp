@@ -13,7 +13,8 @@ jit::KernelSource render_sm90_fp8_mqa_logits(const device::Sm90MqaLogitsConfig& 
 jit::KernelSource render_sm90_fp8_paged_mqa_logits(const device::Sm90MqaLogitsConfig& config);
 jit::KernelSource render_sm90_paged_mqa_logits_metadata(const device::Sm90PagedMqaMetadataConfig& config);
 
-// The config of a call: prefill (tokens = 128 / heads) or paged (tokens = next_n), the deepest KV ring that fits.
+// The config of a call: prefill (tokens = device::mqa_prefill_tokens(heads)) or paged (tokens = next_n), the deepest KV
+// ring that fits.
 device::Sm90MqaLogitsConfig mqa_logits_config(bool paged, int heads, int head_dim, int tokens, bool bf16);
 
 std::vector<jit::KernelSource> mqa_logits_suite_sources();

@@ -106,9 +106,10 @@ std::optional<Sm90Bf16GemmConfig> build_bf16_gemm_config(const Bf16GemmProblem& 
 }
 
 Bf16GemmProblem make_bf16_m_grouped_problem(int grouping, int64_t rows_per_group, int64_t n, int64_t k, int64_t groups,
-                                            int group_align, int num_sms, int tc_util) {
-  return {.m = std::max<int64_t>(rows_per_group, 1), .n = n, .k = k, .num_groups = groups, .num_sms = num_sms,
-          .tc_util = tc_util, .grouping = grouping, .group_align = grouping == device::kGroupingMIds ? group_align : 0};
+                                            bool b_k_major, int group_align, int num_sms, int tc_util) {
+  return {.m = std::max<int64_t>(rows_per_group, 1), .n = n, .k = k, .num_groups = groups,
+          .b_k_major = b_k_major ? 1 : 0, .num_sms = num_sms, .tc_util = tc_util, .grouping = grouping,
+          .group_align = grouping == device::kGroupingMIds ? group_align : 0};
 }
 
 Bf16GemmProblem make_bf16_k_grouped_problem(int64_t m, int64_t n, int64_t mean_k, int64_t groups, int num_sms,

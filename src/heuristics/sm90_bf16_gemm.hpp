@@ -30,9 +30,10 @@ struct Bf16GemmProblem {
 
 // The M-grouped ops' problems: `groups` experts of rows_per_group rows each as the model sees them (masked:
 // expected_m; contiguous: the expected or mean rows per group), grouping m_group_ids (group_align: the layout's row
-// alignment, which tile rows must divide) or m_group_ranges; A and B K-major, BF16 D.
+// alignment, which tile rows must divide) or m_group_ranges; A K-major, B K-major or MN-major (b_k_major: the
+// contiguous layouts take either), BF16 D.
 Bf16GemmProblem make_bf16_m_grouped_problem(int grouping, int64_t rows_per_group, int64_t n, int64_t k, int64_t groups,
-                                            int group_align, int num_sms, int tc_util);
+                                            bool b_k_major, int group_align, int num_sms, int tc_util);
 
 // The K-grouped op's problem (k_grouped_*_tn: MN-major A and B, FP32 D += A B^T): `groups` non-empty groups of mean K
 // mean_k, grouping k_ranges.

@@ -80,11 +80,31 @@ TEST(Bf16GemmKernels, PairSharingWholeBTileCompilesWithNvrtc) {
   }
   // The group-ids scheduler, where a pair split between two groups loads a whole B tile in each CTA (no multicast).
   const auto ids = heuristics::build_bf16_gemm_config(
-      heuristics::make_bf16_m_grouped_problem(device::kGroupingMIds, 4096, 8192, 8192, 8, 128, 132, 100),
+      heuristics::make_bf16_m_grouped_problem(device::kGroupingMIds, 4096, 8192, 8192, 8, true, 128, 132, 100),
       {128, 152, 2, 1, 1});
   ASSERT_TRUE(ids && device::pair_loads_whole_b(*ids));
   sources.push_back(api::render_sm90_bf16_gemm(*ids));
   EXPECT_EQ(sources.size(), 9u);
+  testing::compile_all_clean(sources);
+}
+
+TEST(Bf16GemmKernels, MGroupedMnMajorBCompilesWithNvrtc) {
+  // The M-grouped schedulers with an MN-major B (a 3-D map of groups: kBGroupsBatched), each pairing they allow: group
+  // ids alone, with an A-sharing pair and with a B-sharing pair (whose tiles may take two groups' B: each CTA loads its
+  // own); row ranges with both pairs and the 256-row tile; the widest tiles of each.
+  std::vector<jit::KernelSource> sources;
+  for (auto [grouping, block_m, block_n, cm, cn] :
+       {std::tuple{device::kGroupingMIds, 128, 256, 1, 1}, {device::kGroupingMIds, 64, 256, 1, 2},
+        {device::kGroupingMIds, 128, 256, 2, 1}, {device::kGroupingMIds, 128, 128, 2, 1},
+        {device::kGroupingMRanges, 128, 256, 2, 1}, {device::kGroupingMRanges, 256, 128, 1, 2},
+        {device::kGroupingMRanges, 64, 64, 1, 1}}) {
+    const auto c = heuristics::build_bf16_gemm_config(
+        heuristics::make_bf16_m_grouped_problem(grouping, 4096, 8192, 8192, 8, /*b_k_major=*/false, 128, 132, 100),
+        {block_m, block_n, cm, cn, 1});
+    ASSERT_TRUE(c && device::is_valid(*c)) << block_m << "x" << block_n;
+    EXPECT_EQ(c->b_k_major, 0);
+    sources.push_back(api::render_sm90_bf16_gemm(*c));
+  }
   testing::compile_all_clean(sources);
 }
 

@@ -25,7 +25,13 @@ TEST(MqaLogitsKernels, SuiteCompilesWithNvrtc) {
 TEST(MqaLogitsKernels, EveryHeadCountAndHeadDimCompile) {
   std::vector<jit::KernelSource> sources;
   for (int heads : {32, 64, 128}) {
-    for (int dim : {32, 64, 128}) sources.push_back(api::render_sm90_fp8_mqa_logits(mqa_logits_config(false, heads, dim, 128 / heads, false)));
+    for (int dim : {32, 64, 128}) {
+      // The op's unit (two 128-row chunks where the heads allow) and DeepGEMM's (one chunk: 128 / heads tokens).
+      sources.push_back(api::render_sm90_fp8_mqa_logits(mqa_logits_config(false, heads, dim, device::mqa_prefill_tokens(heads), false)));
+      if (128 / heads != device::mqa_prefill_tokens(heads)) {
+        sources.push_back(api::render_sm90_fp8_mqa_logits(mqa_logits_config(false, heads, dim, 128 / heads, false)));
+      }
+    }
     for (int next_n = 1; next_n <= 4; ++next_n) {
       sources.push_back(api::render_sm90_fp8_paged_mqa_logits(mqa_logits_config(true, heads, 128, next_n, false)));
     }
@@ -36,23 +42,37 @@ TEST(MqaLogitsKernels, EveryHeadCountAndHeadDimCompile) {
   testing::compile_all_clean(sources);
 }
 
-TEST(MqaLogitsKernels, PtxScoresSlabsWithOneWgmmaPerK32) {
-  const auto source = api::render_sm90_fp8_mqa_logits(mqa_logits_config(false, 64, 128, 2, false));
+// The PTX of a prefill kernel with `tokens` query tokens of 64 heads, head dim 128.
+std::string prefill_ptx(int tokens) {
+  const auto source = api::render_sm90_fp8_mqa_logits(mqa_logits_config(false, 64, 128, tokens, false));
   const std::string include = "-I" + jit::include_dir();
   const char* options[] = {"--gpu-architecture=sm_90a", "-std=c++20", "-default-device", include.c_str()};
   nvrtcProgram program = nullptr;
-  ASSERT_EQ(nvrtcCreateProgram(&program, source.code.c_str(), "kernel.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
-  ASSERT_EQ(nvrtcCompileProgram(program, 4, options), NVRTC_SUCCESS);
+  EXPECT_EQ(nvrtcCreateProgram(&program, source.code.c_str(), "kernel.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
+  EXPECT_EQ(nvrtcCompileProgram(program, 4, options), NVRTC_SUCCESS);
   size_t size = 0;
   nvrtcGetPTXSize(program, &size);
   std::string ptx(size, '\0');
   nvrtcGetPTX(program, ptx.data());
   nvrtcDestroyProgram(&program);
+  return ptx;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
   size_t count = 0;
-  for (size_t at = 0; (at = ptx.find("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", at)) != std::string::npos; ++at) ++count;
-  EXPECT_EQ(count, 4u);  // head dim 128 = 4 x k32, one chunk of 2 queries x 64 heads
-  EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos);  // full-width logit stores
-  EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 112"), std::string::npos);
+  for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; ++at) ++count;
+  return count;
+}
+
+TEST(MqaLogitsKernels, PtxScoresSlabsWithOneWgmmaPerK32) {
+  const std::string wgmma = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3";
+  const std::string one_chunk = prefill_ptx(2);
+  EXPECT_EQ(count_of(one_chunk, wgmma), 4u);  // head dim 128 = 4 x k32, one chunk of 2 queries x 64 heads
+  EXPECT_NE(one_chunk.find("st.global.v4.f32"), std::string::npos);  // full-width -inf fill outside the KV range
+  EXPECT_NE(one_chunk.find("setmaxnreg.inc.sync.aligned.u32 104"), std::string::npos);
+  // The op's unit at 64 heads: 4 queries, two chunks of 128 Q rows over each slab.
+  ASSERT_EQ(device::mqa_prefill_tokens(64), 4);
+  EXPECT_EQ(count_of(prefill_ptx(4), wgmma), 8u);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The BF16 GEMMs' bad-input matrix on the CPU (validation_matrix.hpp): dtype, shape, a layout with no unit stride,
 // TMA alignment of each operand in its major (an MN-major operand's K stride), K % 8, N % 8 (BF16 D) and % 4 (FP32 D),
 // D not row-major, C (dtype, aliasing with other strides, overlap), D overlapping an input, host memory, mixed devices,
-// through each of bf16_gemm_nt/nn/tn/tt; and the grouped BF16 ops' own rows (MN-major grouped B, layout lengths,
-// K-group multiples of 64).
+// through each of bf16_gemm_nt/nn/tn/tt; and the grouped BF16 ops' own rows (grouped B in either major: unit stride,
+// group stride, TMA alignment; the masked form's K-major B; layout lengths, K-group multiples of 64).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -128,9 +128,28 @@ TEST(Bf16GemmValidation, GroupedFormsRejectTheirOwnBadInputs) {
       EXPECT_NE(std::string(e.what()).find(requirement), std::string::npos) << e.what();
     }
   };
-  const TensorView b_mn = make_tensor(b.data, DType::kBFloat16, {groups, kN, kK}, {kN * kK, 1, kN});
-  expect("MN-major grouped B", [&] { m_grouped_bf16_gemm_nt_contiguous(a, b_mn, d, ids, {}, nullptr); }, "b",
-         "must be K-major");
+  // B [G, N, K] K-major (groups dense along N) or MN-major (N contiguous; K and group strides TMA takes).
+  auto b_with_strides = [&](int64_t group, int64_t n, int64_t k) {
+    return make_tensor(b.data, DType::kBFloat16, {groups, kN, kK}, {group, n, k});
+  };
+  auto contiguous_with = [&](const TensorView& bad_b) {
+    return [&, bad_b] { m_grouped_bf16_gemm_nt_contiguous(a, bad_b, d, ids, {}, nullptr); };
+  };
+  expect("grouped B with no unit stride", contiguous_with(b_with_strides(2 * kN * kK, 2, 2 * kN)), "b",
+         "must be K-major (stride(-1) == 1) or MN-major (stride(1) == 1)");
+  expect("K-major grouped B with a group stride past N rows", contiguous_with(b_with_strides((kN + 8) * kK, kK, 1)),
+         "b", "densely along N");
+  expect("MN-major grouped B with a K stride of N + 4", contiguous_with(b_with_strides((kN + 4) * kK, 1, kN + 4)),
+         "b", "16-byte multiple strides");
+  expect("MN-major grouped B with a group stride of N K + 4", contiguous_with(b_with_strides(kN * kK + 4, 1, kN)),
+         "b", "16-byte multiple strides");
+  expect("MN-major grouped B broadcast over the groups", contiguous_with(b_with_strides(0, 1, kN)), "b",
+         "positive stride");
+  // The nn form takes B as [G, K, N]: a view with neither K nor N contiguous is refused as the nt form's B.
+  const TensorView b_kn_strided = make_tensor(b.data, DType::kBFloat16, {groups, kK, kN}, {2 * kN * kK, 2 * kN, 2});
+  expect("nn B with no unit stride",
+         [&] { m_grouped_bf16_gemm_nn_contiguous(a, b_kn_strided, d, ids, {}, nullptr); }, "b",
+         "or MN-major (stride(1) == 1)");
   const TensorView short_ids = make_tensor(ids.data, DType::kInt32, {rows - 1});
   expect("group ids of the wrong length", [&] { m_grouped_bf16_gemm_nt_contiguous(a, b, d, short_ids, {}, nullptr); },
          "grouped_layout", "must have shape");
@@ -139,6 +158,10 @@ TEST(Bf16GemmValidation, GroupedFormsRejectTheirOwnBadInputs) {
   const TensorView masked_m = make_tensor(ids.data, DType::kInt32, {groups});
   expect("non-positive expected_m", [&] { m_grouped_bf16_gemm_nt_masked(a3, b, d3, masked_m, 0, {}, nullptr); },
          "expected_m", "must be positive");
+  // The masked form takes a K-major B only, as DeepGEMM's.
+  const TensorView b_mn = b_with_strides(kN * kK, 1, kN);
+  expect("masked MN-major B", [&] { m_grouped_bf16_gemm_nt_masked(a3, b_mn, d3, masked_m, 64, {}, nullptr); }, "b",
+         "must be K-major (stride(-1) == 1) on SM90");
   // K-grouped: A [sum(ks), M] and B [sum(ks), N] MN-major, ks multiples of 64.
   const std::vector<int64_t> ks = {96, 32};
   const TensorView ka = make_tensor(fake_address(0), DType::kBFloat16, {128, kM});

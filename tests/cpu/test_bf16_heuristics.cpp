@@ -36,15 +36,34 @@ TEST(Bf16Heuristics, EveryShapeAndLayoutGetsAValidConfig) {
 TEST(Bf16Heuristics, GroupedTilesRespectTheLayout) {
   for (int64_t rows : {1, 20, 192, 4096}) {
     const auto ids = heuristics::choose_bf16_gemm_config(
-        heuristics::make_bf16_m_grouped_problem(device::kGroupingMIds, rows, 4096, 7168, 8, 128, 132, 100));
+        heuristics::make_bf16_m_grouped_problem(device::kGroupingMIds, rows, 4096, 7168, 8, true, 128, 132, 100));
     ASSERT_GT(ids.num_tiles, 0);
     EXPECT_EQ(128 % ids.config.block_m, 0) << heuristics::describe(ids);
     EXPECT_EQ(ids.config.k_splits, 1);
     const auto masked = heuristics::choose_bf16_gemm_config(
-        heuristics::make_bf16_m_grouped_problem(device::kGroupingMRanges, rows, 4096, 7168, 32, 0, 132, 100));
+        heuristics::make_bf16_m_grouped_problem(device::kGroupingMRanges, rows, 4096, 7168, 32, true, 0, 132, 100));
     ASSERT_GT(masked.num_tiles, 0);
     EXPECT_EQ(masked.config.grouping, device::kGroupingMRanges);
     EXPECT_EQ(masked.config.k_splits, 1);
+  }
+}
+
+TEST(Bf16Heuristics, GroupedMnMajorBTakesWholeBoxesOfColumns) {
+  // An MN-major B (the contiguous layouts' nn form) loads 64-column boxes: every pick's tile (a B-sharing pair's half of
+  // it) is whole boxes, and keeps B's major.
+  for (int grouping : {device::kGroupingMIds, device::kGroupingMRanges}) {
+    for (int64_t rows : {1, 20, 192, 4096}) {
+      for (int64_t n : {8, 24, 136, 4096, 7168}) {
+        const auto choice = heuristics::choose_bf16_gemm_config(
+            heuristics::make_bf16_m_grouped_problem(grouping, rows, n, 7168, 8, false, 128, 132, 100));
+        ASSERT_GT(choice.num_tiles, 0) << n;
+        const auto& c = choice.config;
+        EXPECT_EQ(c.b_k_major, 0) << heuristics::describe(choice);
+        EXPECT_EQ(c.grouping, grouping) << heuristics::describe(choice);
+        EXPECT_EQ(c.block_n % (c.cluster_m == 2 ? 128 : 64), 0) << heuristics::describe(choice);
+        EXPECT_EQ(c.k_splits, 1);
+      }
+    }
   }
 }
 

@@ -274,6 +274,19 @@ TEST(PagedMqaSchedule, TokenLengths) {
   EXPECT_EQ(sched::paged_segments(257), 2);
 }
 
+// The metadata kernel's closed form for the first run at or after a segment equals the linear search over the runs.
+TEST(PagedMqaSchedule, FirstRunAtMatchesTheSearch) {
+  for (int num_sms : {1, 2, 7, 78, 132, 133}) {
+    for (int total : {0, 1, 5, 77, 131, 132, 133, 264, 1000, 131071}) {
+      int s = 0;
+      for (int x = 0; x <= total; ++x) {
+        while (s < num_sms && sched::paged_run_start(s, total, num_sms) < x) ++s;
+        ASSERT_EQ(sched::paged_first_run_at(x, total, num_sms), s) << "x " << x << " total " << total << " sms " << num_sms;
+      }
+    }
+  }
+}
+
 // The schedule as the metadata kernel defines it, built the plain way: run s starts at global segment
 // paged_run_start(s); that segment's (request, index), or (batch, 0) past the end.
 std::vector<std::pair<int, int>> reference_meta(const std::vector<int>& segs, int num_sms) {

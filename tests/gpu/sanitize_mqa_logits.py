@@ -16,7 +16,8 @@ from mqa_logits_inputs import (check_paged, check_prefill, make_paged, make_pref
 
 
 def prefill_cases():
-    # heads 64 (two query tokens per unit) and 32 (four), with ranges running past both ends of the KV sequence.
+    # heads 64 (four query tokens per unit: two 128-row Q chunks), 32 (four, one chunk) and 128 (two, two chunks), with
+    # ranges running past both ends of the KV sequence.
     for s, s_kv, h, d, ranges, dtype in [(33, 600, 64, 128, ranges_ragged, torch.float32),
                                          (19, 300, 32, 64, ranges_ragged, torch.bfloat16),
                                          (8, 257, 128, 32, ranges_causal, torch.float32)]:

@@ -1,7 +1,7 @@
 """BF16 M-grouped GEMMs (m_grouped_bf16_gemm_nt/nn_contiguous, m_grouped_bf16_gemm_nt_masked and its alias
 bf16_m_grouped_gemm_nt_masked) on the GPU against a float64 reference, group by group: every computed row within its
 bound, every row the op must leave alone still NaN (hopgemm.testing's layouts: group ids with skipped blocks, psum,
-packed, masked), odd group sizes, CUDA-graph replay with a changed masked_m, bad inputs. Skips (with the reason) where
+packed, masked), B K-major and MN-major in both contiguous forms (deep_gemm's nn [G, K, N]), odd group sizes, CUDA-graph replay with a changed masked_m, bad inputs. Skips (with the reason) where
 torch or an SM90 GPU is missing."""
 import pytest
 
@@ -53,25 +53,76 @@ def _check(d, a, b, layout):
     assert den == 0 or 1 - 2 * num / den < 1e-5
 
 
-@pytest.mark.parametrize("n,k", [(4096, 7168), (136, 520), (7176, 2056)])
-@pytest.mark.parametrize("kind", ["ids", "psum", "packed"])
-@pytest.mark.parametrize("op", ["nt", "nn"])
-def test_contiguous(n, k, kind, op):
+def _contiguous_layout(kind):
     sizes = [129, 1, 0, 300, 64]
     if kind == "ids":
-        layout = m_grouped_ids_layout([sizes[0], (-1, 128), *sizes[1:]])
-    elif kind == "psum":
-        layout = m_grouped_psum_layout(sizes, trailing_rows=40)
-    else:
-        layout = m_grouped_packed_layout(sizes, trailing_rows=8)
-    groups = layout.num_groups
-    a = _randn(layout.num_rows, k, seed=n + k)
-    b = _randn(groups, n, k, seed=n * k)
-    d = torch.full((layout.num_rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    fn = getattr(hopgemm, f"m_grouped_bf16_gemm_{op}_contiguous")
+        return m_grouped_ids_layout([sizes[0], (-1, 128), *sizes[1:]])
+    if kind == "psum":
+        return m_grouped_psum_layout(sizes, trailing_rows=40)
+    return m_grouped_packed_layout(sizes, trailing_rows=8)
+
+
+def _run_contiguous(op, a, b_arg, d, layout, kind):
     extra = {"use_psum_layout": True} if kind == "psum" else {"use_packed_layout": True} if kind == "packed" else {}
-    fn(a, b if op == "nt" else b.transpose(1, 2), d, layout.tensor(), **extra)
+    getattr(hopgemm, f"m_grouped_bf16_gemm_{op}_contiguous")(a, b_arg, d, layout.tensor(), **extra)
+
+
+def _b_as_passed(b, op, b_major):
+    """B [G, N, K] as the op takes it in b_major storage: nt a [G, N, K] K-major or MN-major (N contiguous, strides
+    (N K, 1, N)); nn a [G, K, N], contiguous where MN-major (deep_gemm's test: b.mT), else the transposed view of the
+    K-major [G, N, K]."""
+    stored = b.contiguous() if b_major == "k" else b.transpose(1, 2).contiguous().transpose(1, 2)
+    return stored if op == "nt" else stored.transpose(1, 2)
+
+
+@pytest.mark.parametrize("n,k", [(4096, 7168), (136, 520), (7176, 2056)])
+@pytest.mark.parametrize("kind", ["ids", "psum", "packed"])
+@pytest.mark.parametrize("op,b_major", [("nt", "k"), ("nt", "mn"), ("nn", "k"), ("nn", "mn")])
+def test_contiguous(n, k, kind, op, b_major):
+    layout = _contiguous_layout(kind)
+    a = _randn(layout.num_rows, k, seed=n + k)
+    b = _randn(layout.num_groups, n, k, seed=n * k)
+    d = torch.full((layout.num_rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    b_arg = _b_as_passed(b, op, b_major)
+    if op == "nn" and b_major == "mn":
+        assert b_arg[0].is_contiguous()  # deep_gemm's [G, K, N]
+    _run_contiguous(op, a, b_arg, d, layout, kind)
     _check(d, a, b, layout)
+
+
+@pytest.mark.parametrize("kind", ["ids", "psum"])
+@pytest.mark.parametrize("padding", ["groups", "k_rows"])
+def test_contiguous_mn_major_b_strided(kind, padding):
+    # An MN-major B read in place at other strides: its groups further apart than N x K (a slice of a [G, K + 64, N]
+    # buffer), or its K rows further apart than N (a slice of a [G, K, N + 24] buffer).
+    n, k = 392, 1032
+    layout = _contiguous_layout(kind)
+    a = _randn(layout.num_rows, k, seed=11)
+    if padding == "groups":
+        buffer = _randn(layout.num_groups, k + 64, n, seed=12)
+        b_kn = buffer[:, :k, :]
+    else:
+        buffer = _randn(layout.num_groups, k, n + 24, seed=13)
+        b_kn = buffer[:, :, :n]
+    d = torch.full((layout.num_rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    _run_contiguous("nn", a, b_kn, d, layout, kind)
+    _check(d, a, b_kn.transpose(1, 2), layout)
+    d.fill_(float("nan"))
+    _run_contiguous("nt", a, b_kn.transpose(1, 2), d, layout, kind)
+    _check(d, a, b_kn.transpose(1, 2), layout)
+
+
+def test_contiguous_mn_major_b_matches_k_major():
+    # The same B in either major gives the same D (the same sums over K; only the loads differ, and the tiles may).
+    layout = m_grouped_psum_layout([256, 300, 128], alignment=128)
+    n, k = 1024, 2048
+    a, b = _randn(layout.num_rows, k, seed=14), _randn(3, n, k, seed=15)
+    d_k, d_mn = (torch.full((layout.num_rows, n), float("nan"), device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    _run_contiguous("nt", a, _b_as_passed(b, "nt", "k"), d_k, layout, "psum")
+    _run_contiguous("nt", a, _b_as_passed(b, "nt", "mn"), d_mn, layout, "psum")
+    _check(d_mn, a, b, layout)
+    for _, start, end in layout.segments:
+        assert calc_diff(d_k[start:end], d_mn[start:end]) < 1e-6
 
 
 @pytest.mark.parametrize("n,k", [(4096, 7168), (7168, 2048), (136, 520)])
@@ -123,8 +174,14 @@ def test_bad_inputs_raise_and_write_nothing():
     cases = [
         ("a", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a.float(), b, d, ids)),
         ("a", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b[:, :, :256], d, ids)),  # K is b's: a differs
-        ("b", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b.transpose(1, 2).contiguous().transpose(1, 2),
-                                                                d, ids)),  # MN-major B: not yet
+        ("b", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(
+            a, torch.empty(2, 256, 1024, device="cuda", dtype=torch.bfloat16)[:, :, ::2], d, ids)),  # no unit stride
+        ("b", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(
+            a, torch.empty(2, 512, 260, device="cuda", dtype=torch.bfloat16)[:, :, :256].transpose(1, 2), d,
+            ids)),  # MN-major with a K stride of 520 bytes (TMA: multiples of 16)
+        ("b", lambda: hopgemm.m_grouped_bf16_gemm_nt_masked(
+            a.view(2, 128, 512), b.transpose(1, 2).contiguous().transpose(1, 2), d.view(2, 128, 256),
+            ids[:2], 64)),  # masked: K-major B only, as deep_gemm's
         ("grouped_layout", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b, d, ids[:10])),
         ("d", lambda: hopgemm.m_grouped_bf16_gemm_nt_contiguous(a, b, d.float(), ids)),
         ("masked_m", lambda: hopgemm.m_grouped_bf16_gemm_nt_masked(a.view(2, 128, 512), b, d.view(2, 128, 256),

@@ -59,19 +59,55 @@ def find_nvdisasm():
 
 
 def sass_instructions(sass):
-    """The instructions of an nvdisasm or cuobjdump -sass listing, in order, without addresses and encodings."""
-    return [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass)]
+    """The instructions of an nvdisasm or cuobjdump -sass listing, in order, without addresses, encodings and
+    predicates."""
+    ops = [m.group(1).strip() for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass)]
+    return [re.sub(r"^@!?U?P\w+\s+", "", op) for op in ops]
+
+
+def uniform_registers_read(op):
+    """The uniform registers an instruction reads: every URn among its sources (all operands of a store, barrier or
+    WGMMA), a pair for a .64 instruction, and the four of a WGMMA's gdesc[URn] (A's and B's descriptors)."""
+    opcode, _, operands = op.partition(" ")
+    first, _, rest = operands.partition(",")
+    sources = operands if opcode.startswith(("ST", "SYNCS", "HGMMA", "QGMMA", "UTMA")) else rest
+    read = set()
+    for m in re.finditer(r"(gdesc\[)?\bUR(\d+)\b", sources):
+        n = int(m.group(2))
+        read.update(range(n, n + (4 if m.group(1) else 2 if ".64" in opcode else 1)))
+    return read, first.strip()
+
+
+def moved_straight_back(ops, i):
+    """Whether R2UR ops[i]'s uniform register is only copied back to vector registers (MOV / IMAD.U32 Rn, RZ, RZ, URx)
+    before it is written again: a value on its way to a vector operand (ptxas moves a barrier wait's phase that way,
+    once a pass over the stage ring), never a WGMMA descriptor."""
+    dest = re.match(r"R2UR\s+UR(\d+)", ops[i])
+    if not dest:
+        return False
+    n = int(dest.group(1))
+    uses = 0
+    for op in ops[i + 1:i + 200]:
+        read, written = uniform_registers_read(op)
+        if n in read:
+            if not re.fullmatch(rf"(MOV|IMAD\.U32|IMAD\.MOV\.U32)\s+R\d+,\s*(RZ,\s*RZ,\s*)?UR{n}", op):
+                return False
+            uses += 1
+        elif written == f"UR{n}":
+            break  # written again
+    return uses > 0
 
 
 def r2ur_in_mma_window(sass):
     """The rule (the one place it is written; bench/sass_mainloop_r2ur.sh applies it to a whole cache): R2UR
-    instructions from 40 before the first WGMMA site (QGMMA/HGMMA) to 5 after the last. None if the kernel has no
-    WGMMA."""
+    instructions from 40 before the first WGMMA site (QGMMA/HGMMA) to 5 after the last, less those whose uniform
+    register is only copied straight back to vector registers. None if the kernel has no WGMMA."""
     ops = sass_instructions(sass)
     sites = [i for i, op in enumerate(ops) if "GMMA" in op]
     if not sites:
         return None
-    return sum("R2UR" in op for op in ops[max(0, sites[0] - 40):sites[-1] + 6])
+    window = range(max(0, sites[0] - 40), min(len(ops), sites[-1] + 6))
+    return sum(ops[i].startswith("R2UR") and not moved_straight_back(ops, i) for i in window)
 
 
 def disassemble(tool, cubin):
@@ -116,3 +152,8 @@ def test_the_window_rule():
     assert r2ur_in_mma_window(listing(body + ["NOP"] * 5 + ["R2UR UR7, R5"])) == 2
     assert r2ur_in_mma_window(listing(body + ["NOP"] * 4 + ["R2UR UR7, R5"])) == 3
     assert r2ur_in_mma_window(listing(["R2UR UR4, R2", "EXIT"])) is None
+    # A uniform register only copied straight back to a vector register (a barrier phase) does not count; one a WGMMA
+    # descriptor reads does, predicated or not.
+    sites = ["QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR8], R24"]
+    assert r2ur_in_mma_window(listing(["R2UR UR12, R2", "MOV R7, UR12"] + sites)) == 0
+    assert r2ur_in_mma_window(listing(["@P0 R2UR UR9, R2"] + sites)) == 1

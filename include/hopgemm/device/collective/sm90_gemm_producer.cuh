@@ -25,6 +25,8 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
   using LoadB = typename K::Operands::LoadB;
   // A batched scheduler's operands are 3-D maps, the batch their third coordinate.
   constexpr bool kBatched = scheduler::kBatchedLoads<Scheduler>;
+  // B's groups as a 3-D map's batches (K::kBGroupsBatched): the tile's columns inside its group, the group its batch.
+  constexpr bool kBatchedB = kBatched || K::kBGroupsBatched;
   typename K::Scales::Loader scales(params, smem.scales, pwarp, lane);
   if (pwarp != 0 && !scales.loads()) return;
 
@@ -39,7 +41,7 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
   scheduler::WorkUnit u;
   while (sched.next(u)) {
     if (u.skip_mainloop) continue;  // a padding tile of zeros (m_group_ids) or a group with no K: nothing to load
-    const i32 m0 = sched.a_row(u), n0 = sched.b_row(u);
+    const i32 m0 = sched.a_row(u), n0 = K::kBGroupsBatched ? sched.d_col(u) : sched.b_row(u);
     const bool a_tail = has_a_tail && sched.in_last_partial_row(u);
     if (pwarp == 0) maps.enter(params, smem.tensor_maps, sched, u, lane);
     scales.begin_unit(sched, u);
@@ -51,7 +53,7 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
       const u32 bar = ptx::smem_addr(full);
       const u32 a_dst = smem.a_stage(s), b_dst = smem.b_stage(s);
       const i32 k0 = sched.k_offset(u, kb);
-      const i32 batch = scheduler::load_batch(sched, u, kb);
+      const i32 batch = scheduler::load_batch(sched, u, kb), b_batch = K::kBGroupsBatched ? u.group : batch;
       const auto scale_k = scales.k_block(sched, u, kb, s);
       if (pwarp == 0) {
         if (lane == 0) {
@@ -71,19 +73,20 @@ HOPGEMM_DEVICE void run_producer(const typename K::Params& params, const Sm90Gem
             constexpr int kBox = shared_operand_box_rows(kBlockN);  // the rows of tma_b's box (the host's map)
             if (sched.shares_b(u)) {
               if constexpr (kBox < kBlockN) {
-                LoadB::template load_multicast<kBox, kBatched>(b_dst + cta_rank * kBox * kRowBytes, maps.b(params), k0,
-                                                               n0 + cta_rank * kBox, batch, bar, 0b11);
+                LoadB::template load_multicast<kBox, kBatchedB>(b_dst + cta_rank * kBox * kRowBytes, maps.b(params),
+                                                                k0, n0 + cta_rank * kBox, b_batch, bar, 0b11);
               } else if (cta_rank == 0) {
-                LoadB::template load_multicast<kBox, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar, 0b11);
+                LoadB::template load_multicast<kBox, kBatchedB>(b_dst, maps.b(params), k0, n0, b_batch, bar,
+                                                                0b11);
               }
             } else {  // the pair's tiles take different B rows: each CTA loads all of its own (both halves)
-              LoadB::template load<kBox, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar);
+              LoadB::template load<kBox, kBatchedB>(b_dst, maps.b(params), k0, n0, b_batch, bar);
               if constexpr (kBox < kBlockN)
-                LoadB::template load<kBox, kBatched>(b_dst + kBox * kRowBytes, maps.b(params), k0, n0 + kBox, batch,
-                                                     bar);
+                LoadB::template load<kBox, kBatchedB>(b_dst + kBox * kRowBytes, maps.b(params), k0, n0 + kBox,
+                                                      b_batch, bar);
             }
           } else {
-            LoadB::template load<kBlockN, kBatched>(b_dst, maps.b(params), k0, n0, batch, bar);
+            LoadB::template load<kBlockN, kBatchedB>(b_dst, maps.b(params), k0, n0, b_batch, bar);
           }
           scales.issue_with_operands(scale_k, bar, n0);
         }

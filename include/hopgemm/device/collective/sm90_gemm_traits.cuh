@@ -39,6 +39,11 @@ struct Sm90GemmTraits {
   static constexpr bool kMulticastA = kConfig.cluster_n == 2, kMulticastB = kConfig.cluster_m == 2;
   static constexpr int kSplits = kConfig.k_splits;
   static constexpr int kGrouping = kConfig.grouping;
+  // B's groups as the batches of a 3-D map (its outermost coordinate), each group's tile at its columns inside the
+  // group: an M-grouped GEMM's MN-major B ([G, N, K], N contiguous), whose groups one 2-D map cannot stack along N as
+  // it stacks a K-major B's ([G x N, K]).
+  static constexpr bool kBGroupsBatched =
+      !Operands::LoadB::kIsKMajor && (kGrouping == kGroupingMIds || kGrouping == kGroupingMRanges);
   // The epilogue: D's dtype, accumulation, staging swizzle and passes, D added from registers.
   static constexpr bool kStoresFp32 = stores_fp32(kConfig), kAccumulate = kConfig.accumulate == 1;
   static constexpr int kDSwizzleBytes = d_swizzle_bytes(kConfig), kDPasses = kConfig.d_passes;

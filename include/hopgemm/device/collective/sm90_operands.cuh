@@ -25,6 +25,7 @@ namespace hopgemm::device::collective {
 // kBatched: the map is 3-D, `batch` its outermost coordinate (a batched scheduler's); else 2-D and batch unused.
 template <bool kKMajor, int kBlockK>
 struct Sm90OperandTileLoad {
+  static constexpr bool kIsKMajor = kKMajor;
   static constexpr int kAtomRows = 64, kAtomBytes = kAtomRows * kSm90KBlockBytes;
   template <int kRows, bool kBatched = false>
   HOPGEMM_DEVICE static void load(u32 dst, const TmaDescriptor* map, i32 k0, i32 row0, i32 batch, u32 bar) {

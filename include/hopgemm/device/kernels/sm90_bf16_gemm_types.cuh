@@ -6,13 +6,15 @@
 // accumulation over all of K (no scales, no promotion), D BF16 or FP32.
 //
 // ---------------------------------------------------------------------------------------------
-// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2, BFLOAT16 operands, INTERLEAVE_NONE,
+// Host contract. Every descriptor: cuTensorMapEncodeTiled, rank 2 (but where said), BFLOAT16 operands, INTERLEAVE_NONE,
 // L2_PROMOTION_L2_256B, OOB_FILL_NONE (zeros), SWIZZLE_128B; dims/strides innermost first; global strides in bytes
 // (multiples of 16); base addresses 16-byte aligned.
 //   tma_a   K-major (a_k_major):  dims {K, M}  box {64, block_m / cluster_n}; MN-major: dims {M, K}  box {64, 64}
 //   tma_a_tail (K-major A only) as tma_a, box {64, a_tail_rows}, when a_tail_rows > 0 (as the FP8 kernel's)
 //   tma_b   K-major (b_k_major):  dims {K, N}  box {64, block_n / cluster_m} (the whole tile where that half is not
-//           whole 8-row atoms: shared_operand_box_rows); MN-major: dims {N, K}  box {64, 64}
+//           whole 8-row atoms: shared_operand_box_rows); MN-major: dims {N, K}  box {64, 64}; the M-grouped
+//           schedules (grouping m_group_ids / m_group_ranges) stack a K-major B's groups along N (dims {K, G x N});
+//           an MN-major B's groups are a rank-3 map's batches: dims {N, K, G}  box {64, 64, 1}
 //   tma_d   as the FP8 kernel's (kernels/sm90_fp8_gemm_types.cuh): BFLOAT16 or FLOAT32 (out_dtype).
 // An MN-major operand is loaded one 64-row box at a time (collective/sm90_operands.cuh: Sm90OperandTileLoad), so its
 // tile rows (and a CTA pair's half of them) are whole multiples of 64.

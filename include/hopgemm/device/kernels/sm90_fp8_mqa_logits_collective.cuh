@@ -8,17 +8,17 @@
 //
 // Scoring one slab (score_chunk): WGMMA m64 nN k32 with A = the slab [64 tokens x head_dim] and B = up to 128 Q rows
 // (query tokens x heads), so thread (warp w, lane l) holds tokens r0 = 16 w + l / 4 and r0 + 8 and, per 8-column
-// group, the heads 2 (l % 4) and 2 (l % 4) + 1 of one query. relu(acc) * weight summed over the thread's heads, then
-// over the 4 lanes of the quad (shfl_xor 1, 2), times the token's KV scale, is the logit. The lane whose l % 4 equals
-// the query's index % 4 writes it into the warpgroup's staging tile [tokens][64] in shared memory; after a
-// warpgroup barrier each row's 64 logits leave as 16-byte (FP32) or 8-byte (BF16) stores, the row's mask applied.
-// Every value is summed in one fixed order: reruns are bitwise identical.
+// group, the heads 2 (l % 4) and 2 (l % 4) + 1 of one query. relu(acc) * weight summed over the thread's heads, times
+// the token's KV scale, then over the 4 lanes of the quad (a reduce-scatter: each lane ends with a quarter of the
+// quad's logits), is the logit; the lane that holds it stores it, the row's mask applied. No shared-memory staging:
+// a warpgroup barrier and a second pass over staged logits cost more issue slots than the math warps can spare
+// (the prefill is issue-bound next to the tensor cores). Every value is summed in one fixed order: reruns are
+// bitwise identical.
 
 #include "hopgemm/device/common.cuh"
 #include "hopgemm/device/kernels/sm90_fp8_mqa_logits_types.cuh"
 #include "hopgemm/device/mma/sm90_smem_desc.cuh"
 #include "hopgemm/device/pipeline/sm90_pipeline.cuh"
-#include "hopgemm/device/ptx/barrier.cuh"
 #include "hopgemm/device/ptx/convert.cuh"
 #include "hopgemm/device/ptx/mbarrier.cuh"
 #include "hopgemm/device/ptx/tma.cuh"
@@ -28,15 +28,16 @@ namespace hopgemm::device::mqa {
 
 // setmaxnreg moves registers only within the CTA's launch allocation: 640 threads get 65536 / 640 rounded down to a
 // multiple of 8 = 96 each (61440), so the producer must give back at least what the math warpgroups take (with 40 and
-// 112 the math warpgroups' setmaxnreg.inc waited forever: the first GPU run hung in both kernels).
-inline constexpr int kProducerRegs = 32;
-inline constexpr int kMathRegs = 112;
+// 112 the math warpgroups' setmaxnreg.inc waited forever: the first GPU run hung in both kernels). Producer 40, math
+// 104 (DeepGEMM's paged split is 64 / 104): the paged producer is a warp that keeps a batch of block-table entries and
+// the request's lengths, and spilled a register at 32; the math warps compile without spills at 104.
+inline constexpr int kProducerRegs = 40;
+inline constexpr int kMathRegs = 104;
 inline constexpr int kLaunchRegs = 65536 / kMqaThreads / 8 * 8;
 static_assert(128 * kProducerRegs + 128 * kMqaMathWgs * kMathRegs <= kMqaThreads * kLaunchRegs,
               "register reallocation beyond the CTA's launch allocation deadlocks setmaxnreg.inc");
 inline constexpr u32 kMathThreads = 128 * kMqaMathWgs;
-inline constexpr u32 kReleaseArrivals = kMqaMathWgs * 4;  // one per math warp
-inline constexpr u32 kBarrierWarpgroup0 = 1;              // named barriers 1..4: one per math warpgroup's staging
+inline constexpr u32 kReleaseArrivals = 128 * kMqaMathWgs;  // one per math thread
 
 template <Sm90MqaLogitsConfig kConfig>
 struct MqaSmem {
@@ -67,9 +68,6 @@ struct MqaSmem {
     return reinterpret_cast<const float*>(base + kLayout.sf + stage * kMqaStageKv * 4);
   }
   HOPGEMM_DEVICE MqaTask* task(u32 stage) const { return reinterpret_cast<MqaTask*>(base + kLayout.task) + stage; }
-  HOPGEMM_DEVICE float* staging(u32 wg, u32 buf) const {
-    return reinterpret_cast<float*>(base + kLayout.staging) + (wg * 2 + buf) * kConfig.tokens * kMqaSlabRows;
-  }
 
   // By one thread, before the CTA barrier that publishes the barriers.
   HOPGEMM_DEVICE void init() const {
@@ -196,27 +194,35 @@ struct LaneWeights {
   }
 };
 
-// Scores one chunk of query tokens [kChunk * kTpc, ...) against the slab and writes the logits into `staging`.
-// A single chunk calls release_slab() as soon as its WGMMAs are done: the epilogue reads registers, the Q slot's
-// weights and staging only, so the producer may refill the KV stage while it runs (the scales are in registers).
+// Scores one chunk of query tokens [kChunk * kTpc, ...) against the slab and hands each logit to `store_logit`.
+// A single chunk calls release_slab() as soon as its WGMMAs are done: the epilogue reads registers and the Q slot's
+// weights only, so the producer may refill the KV stage while it runs (the scales are in registers).
 // Several chunks release after the last one's epilogue.
-template <Sm90MqaLogitsConfig kConfig, int kChunk, typename Release>
-HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0,
-                                float sf1, u32 lane, u32 r0, float* staging, const Release& release_slab) {
+//
+// The quad's reduction is a reduce-scatter: before it, each of the 4 lanes holds partial sums of the same 2 kTokens
+// logits (tokens x rows r0, r0 + 8); two shuffle rounds (xor 1, then xor 2) each halve the values a lane keeps, so
+// that lane q ends with the full sums of logits 4 m + q: token 2 m + q / 2, row r0 + 8 (q % 2). Each logit is then
+// summed by one lane in one fixed order (bitwise reproducible) and stored once, 3 shuffles for 2 tokens instead of 8
+// (the butterfly left all 4 lanes with every sum). A warp's store covers its 16 rows of two tokens: two runs of 16
+// consecutive columns.
+template <Sm90MqaLogitsConfig kConfig, int kChunk, typename Release, typename Store>
+HOPGEMM_DEVICE void score_chunk(u64 slab_desc, u64 q_tile_desc, const LaneWeights<kConfig>& weights, float sf0,
+                                float sf1, u32 lane, u32 r0, const Release& release_slab, const Store& store_logit) {
   constexpr int kH = kConfig.num_heads, kD = kConfig.head_dim;
   constexpr int kTpc = mqa_chunk_tokens(kConfig);
   constexpr int kFirst = kChunk * kTpc;
   constexpr int kTokens = kConfig.tokens - kFirst < kTpc ? kConfig.tokens - kFirst : kTpc;
   constexpr int kN = kTokens * kH;
+  constexpr int kSums = align_up(2 * kTokens, 4);  // logits of the quad, padded to the 4 lanes
   float acc[kN / 2];
 #pragma unroll
   for (int i = 0; i < kN / 2; ++i) acc[i] = 0.0f;
-  const u32 q_addr = q_tile_addr + kChunk * mqa_q_box_rows(kConfig) * kD;
+  const u64 q_desc = mma::advance_desc_bytes(q_tile_desc, kChunk * mqa_q_box_rows(kConfig) * kD);
   ptx::wgmma_fence_operand(acc);
   ptx::wgmma_fence();
 #pragma unroll
   for (int k = 0; k < kD / 32; ++k) {
-    ptx::WgmmaE4m3<kN>::mma(acc, mma::make_kmajor_desc(slab_addr + k * 32, kD), mma::make_kmajor_desc(q_addr + k * 32, kD),
+    ptx::WgmmaE4m3<kN>::mma(acc, mma::advance_desc_bytes(slab_desc, k * 32), mma::advance_desc_bytes(q_desc, k * 32),
                             k > 0 ? 1u : 0u);
   }
   ptx::wgmma_commit_group();
@@ -224,6 +230,8 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeight
   ptx::wgmma_fence_operand(acc);
   if constexpr (mqa_num_chunks(kConfig) == 1) release_slab();
 
+  // x[2 t + h]: this lane's part of token t's logit at row r0 + 8 h (heads 2 (lane % 4) and the next of each group).
+  float x[kSums];
 #pragma unroll
   for (int tl = 0; tl < kTokens; ++tl) {
     // Two partial sums per row (even and odd heads) keep the dependent FMA chains short; the order is fixed.
@@ -237,115 +245,95 @@ HOPGEMM_DEVICE void score_chunk(u32 slab_addr, u32 q_tile_addr, const LaneWeight
       s10 = fmaf(fmaxf(acc[4 * g + 2], 0.0f), w.x, s10);
       s11 = fmaf(fmaxf(acc[4 * g + 3], 0.0f), w.y, s11);
     }
-    float v0 = s00 + s01, v1 = s10 + s11;
-    v0 += __shfl_xor_sync(0xffffffffu, v0, 1);
-    v1 += __shfl_xor_sync(0xffffffffu, v1, 1);
-    v0 += __shfl_xor_sync(0xffffffffu, v0, 2);
-    v1 += __shfl_xor_sync(0xffffffffu, v1, 2);
-    const int t = kFirst + tl;
-    if (static_cast<int>(lane % 4) == t % 4) {
-      staging[t * kMqaSlabRows + r0] = v0 * sf0;
-      staging[t * kMqaSlabRows + r0 + 8] = v1 * sf1;
-    }
+    x[2 * tl] = (s00 + s01) * sf0;
+    x[2 * tl + 1] = (s10 + s11) * sf1;
+  }
+#pragma unroll
+  for (int i = 2 * kTokens; i < kSums; ++i) x[i] = 0.0f;
+  const bool odd = lane & 1u, upper = lane & 2u;
+  float y[kSums / 2];
+#pragma unroll
+  for (int i = 0; i < kSums / 2; ++i) {
+    const float keep = odd ? x[2 * i + 1] : x[2 * i], give = odd ? x[2 * i] : x[2 * i + 1];
+    y[i] = keep + __shfl_xor_sync(0xffffffffu, give, 1);
+  }
+#pragma unroll
+  for (int m = 0; m < kSums / 4; ++m) {
+    const float keep = upper ? y[2 * m + 1] : y[2 * m], give = upper ? y[2 * m] : y[2 * m + 1];
+    const float z = keep + __shfl_xor_sync(0xffffffffu, give, 2);
+    const int tl = 2 * m + (upper ? 1 : 0);
+    if (kTokens % 2 == 0 || tl < kTokens) store_logit(kFirst + tl, r0 + (odd ? 8u : 0u), z);
   }
   // With several chunks, releasing before the last chunk's epilogue made ptxas spill (H 128, next_n >= 2).
   if constexpr (mqa_num_chunks(kConfig) > 1 && kChunk + 1 == mqa_num_chunks(kConfig)) release_slab();
 }
 
-template <Sm90MqaLogitsConfig kConfig, int kChunk = 0, typename Release>
-HOPGEMM_DEVICE void score_slab(u32 slab_addr, u32 q_tile_addr, const LaneWeights<kConfig>& weights, float sf0,
-                               float sf1, u32 lane, u32 r0, float* staging, const Release& release_slab) {
-  score_chunk<kConfig, kChunk>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
+template <Sm90MqaLogitsConfig kConfig, int kChunk = 0, typename Release, typename Store>
+HOPGEMM_DEVICE void score_slab(u64 slab_desc, u64 q_tile_desc, const LaneWeights<kConfig>& weights, float sf0,
+                               float sf1, u32 lane, u32 r0, const Release& release_slab, const Store& store_logit) {
+  score_chunk<kConfig, kChunk>(slab_desc, q_tile_desc, weights, sf0, sf1, lane, r0, release_slab, store_logit);
   if constexpr (kChunk + 1 < mqa_num_chunks(kConfig))
-    score_slab<kConfig, kChunk + 1>(slab_addr, q_tile_addr, weights, sf0, sf1, lane, r0, staging, release_slab);
+    score_slab<kConfig, kChunk + 1>(slab_desc, q_tile_desc, weights, sf0, sf1, lane, r0, release_slab, store_logit);
 }
 
-// Writes the staged logits of slab `wg` of `task` (thread = index in the warpgroup).
+// Writes logit `v` of token t (run-time, < tokens) at KV column j of the stage's unit, with the row's mask: in the
+// compressed view at j - lo when j is in [lo, hi); otherwise at j, -inf outside [lo, hi) when cleaning.
 template <Sm90MqaLogitsConfig kConfig>
-HOPGEMM_DEVICE void store_slab(const Sm90MqaLogitsParams& p, const float* staging, const MqaTask& task, u32 wg,
-                               u32 thread) {
+HOPGEMM_DEVICE void store_logit(const Sm90MqaLogitsParams& p, const MqaTask& task, int t, i32 j, float v) {
   constexpr bool kBf16 = kConfig.bf16_logits == 1;
   constexpr int kT = kConfig.tokens;
-  for (int v = static_cast<int>(thread); v < kT * 16; v += 128) {
-    const int t = v / 16, c4 = (v % 16) * 4;
-    const i32 row = task.unit * kT + t;
-    if (row >= p.rows) continue;
-    const float4 x = *reinterpret_cast<const float4*>(staging + t * kMqaSlabRows + c4);
-    float vals[4] = {x.x, x.y, x.z, x.w};
-    const i32 j0 = task.col + static_cast<i32>(wg) * kMqaSlabRows + c4;
-    const i32 lo = pick<kT>(task.lo, t), hi = pick<kT>(task.hi, t);
-    void* out = logits_row<kBf16>(p, row);
-    if (p.compressed) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const i32 j = j0 + e;
-        if (j >= lo && j < hi && j - lo < p.logits_cols) store1<kBf16>(out, j - lo, vals[e]);
-      }
-      continue;
-    }
-    if (p.clean) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) vals[e] = j0 + e >= lo && j0 + e < hi ? vals[e] : neg_inf();
-    }
-    if (j0 + 4 <= p.logits_cols) {
-      store4<kBf16>(out, j0, vals[0], vals[1], vals[2], vals[3]);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        if (j0 + e < p.logits_cols) store1<kBf16>(out, j0 + e, vals[e]);
-    }
+  const i32 row = task.unit * kT + t;
+  if (row >= p.rows) return;
+  const i32 lo = pick<kT>(task.lo, t), hi = pick<kT>(task.hi, t);
+  const bool valid = j >= lo && j < hi;
+  void* out = logits_row<kBf16>(p, row);
+  if (p.compressed) {
+    if (valid && j - lo < p.logits_cols) store1<kBf16>(out, j - lo, v);
+    return;
   }
+  if (j < p.logits_cols) store1<kBf16>(out, j, p.clean && !valid ? neg_inf() : v);
 }
 
-// The task of a full stage, read from shared memory by lane 0 alone and handed to the rest of the warp by shuffles.
-// The producer rewrites the slot once the stage's empty barrier completes, and that barrier orders only the
-// accesses of the threads that arrive on it (and what those threads' own program order puts before the arrival).
-// When all 32 lanes read the slot and lane 0 arrived for them, lanes 1..31's reads were ordered before the
-// producer's next write only through __syncwarp: compute-sanitizer's racecheck counted them as racing with that
-// write (8 hazards in the paged kernel, whose test wraps the KV ring). With one reader, the reader is the arriver.
+// The task of a full stage, read by every lane from the same address (ptxas sees a warp-uniform value, so the loop it
+// controls, the ring stages and the WGMMA descriptors stay on the uniform datapath; with lane 0 reading and
+// shuffles, they were rebuilt in vector registers and moved by R2UR for every WGMMA). Every math thread then
+// arrives on the stage's empty barrier itself (kReleaseArrivals), which orders its own reads before the producer's
+// next write: the ordering compute-sanitizer's racecheck asks for (lanes ordered only through __syncwarp and lane
+// 0's arrival were counted as racing with that write, 8 hazards in the paged kernel).
 template <int kTokens>
-HOPGEMM_DEVICE MqaTask take_task(const MqaTask* slot, u32 lane) {
+HOPGEMM_DEVICE MqaTask take_task(const MqaTask* slot) {
   MqaTask task{};
-  if (lane == 0) {
-    task.unit = slot->unit;
-    task.col = slot->col;
-    task.slabs = slot->slabs;
-    task.flags = slot->flags;
-#pragma unroll
-    for (int t = 0; t < kTokens; ++t) {
-      task.lo[t] = slot->lo[t];
-      task.hi[t] = slot->hi[t];
-    }
-  }
-  task.unit = __shfl_sync(0xffffffffu, task.unit, 0);
-  task.col = __shfl_sync(0xffffffffu, task.col, 0);
-  task.slabs = __shfl_sync(0xffffffffu, task.slabs, 0);
-  task.flags = __shfl_sync(0xffffffffu, task.flags, 0);
+  task.unit = slot->unit;
+  task.col = slot->col;
+  task.slabs = slot->slabs;
+  task.flags = slot->flags;
 #pragma unroll
   for (int t = 0; t < kTokens; ++t) {
-    task.lo[t] = __shfl_sync(0xffffffffu, task.lo[t], 0);
-    task.hi[t] = __shfl_sync(0xffffffffu, task.hi[t], 0);
+    task.lo[t] = slot->lo[t];
+    task.hi[t] = slot->hi[t];
   }
   return task;
 }
 
 // A math warpgroup: consume stages until the producer's end task.
 template <Sm90MqaLogitsConfig kConfig>
-HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig>& smem, u32 wg) {
+HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig>& smem, u32 wg_index) {
+  // The warpgroup index through a shuffle from lane 0: ptxas then keeps it, and the slab addresses built from it, in
+  // uniform registers.
+  const u32 wg = __shfl_sync(0xffffffffu, wg_index, 0);
   const u32 thread = threadIdx.x % 128, lane = thread % 32;
   const u32 r0 = (thread / 32) * 16 + lane / 4;  // slab rows r0 and r0 + 8
   pipeline::StageRing<kConfig.kv_stages> kv_ring;
   pipeline::StageRing<kMqaQStages> q_ring;
   i32 unit = -1;
-  u32 buf = 0;
   LaneWeights<kConfig> weights;
   while (true) {
     smem.kv.wait_full(kv_ring);
-    const MqaTask task = take_task<kConfig.tokens>(smem.task(kv_ring.stage), lane);
+    const MqaTask task = take_task<kConfig.tokens>(smem.task(kv_ring.stage));
     if (task.unit < 0) break;
     if (task.unit != unit) {
       if (unit >= 0) {
-        smem.q.template release_by_warp<1>(q_ring.stage, lane);
+        smem.q.arrive_empty(q_ring.stage);
         q_ring.advance();
       }
       smem.q.wait_full(q_ring);
@@ -353,29 +341,26 @@ HOPGEMM_DEVICE void run_math(const Sm90MqaLogitsParams& p, const MqaSmem<kConfig
       weights.load(smem.weights(q_ring.stage), lane);
     }
     const bool loaded = (task.slabs >> wg) & 1;
-    float* staging = smem.staging(wg, buf);
-    // Every lane's reads of the stage (scales, WGMMA operands) are done before lane 0 arrives for the warp.
+    const i32 slab_col = task.col + static_cast<i32>(wg) * kMqaSlabRows;
+    // Each thread releases the stage after its own reads of it (task, scales, WGMMA operands).
     const u32 stage = kv_ring.stage;
-    const auto release_stage = [kv = smem.kv, stage, lane] {
-      __syncwarp();
-      kv.template release_by_warp<1>(stage, lane);
-    };
+    const auto release_stage = [kv = smem.kv, stage] { kv.arrive_empty(stage); };
     if (loaded) {
+      constexpr int kD = kConfig.head_dim;
       const float* sf = smem.sf(stage) + wg * kMqaSlabRows;
       const float sf0 = sf[r0], sf1 = sf[r0 + 8];
-      score_slab<kConfig>(smem.kv_tile(stage) + wg * kMqaSlabRows * kConfig.head_dim, smem.q_tile(q_ring.stage),
-                          weights, sf0, sf1, lane, r0, staging, release_stage);
+      const auto store = [&](int t, u32 row, float v) {
+        store_logit<kConfig>(p, task, t, slab_col + static_cast<i32>(row), v);
+      };
+      score_slab<kConfig>(mma::make_kmajor_desc(smem.kv_tile(stage) + wg * kMqaSlabRows * kD, kD),
+                          mma::make_kmajor_desc(smem.q_tile(q_ring.stage), kD), weights, sf0, sf1, lane, r0,
+                          release_stage, store);
     } else {
       release_stage();
     }
     kv_ring.advance();
 
-    const i32 slab_col = task.col + static_cast<i32>(wg) * kMqaSlabRows;
-    if (loaded) {
-      ptx::bar_sync(kBarrierWarpgroup0 + wg, 128);
-      store_slab<kConfig>(p, staging, task, wg, thread);
-      buf ^= 1;
-    } else if (!p.compressed && (p.clean || ((task.slabs >> (4 + wg)) & 1))) {
+    if (!loaded && !p.compressed && (p.clean || ((task.slabs >> (4 + wg)) & 1))) {
       fill_neg_inf<kConfig>(p, task.unit, slab_col, slab_col + kMqaSlabRows, thread, 128);
     }
     if (p.clean && !p.compressed) {

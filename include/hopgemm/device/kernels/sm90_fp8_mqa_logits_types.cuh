@@ -42,10 +42,19 @@ HOPGEMM_HOST_DEVICE constexpr int mqa_num_chunks(const Sm90MqaLogitsConfig& c) {
 }
 HOPGEMM_HOST_DEVICE constexpr int mqa_q_box_rows(const Sm90MqaLogitsConfig& c) { return mqa_chunk_tokens(c) * c.num_heads; }
 
+// Query tokens per prefill unit: two chunks of 128 Q rows where kMqaMaxTokens allows (heads 64: 4 tokens, 128: 2),
+// so each KV slab a stage brings from L2 feeds two WGMMA chunks instead of one. Every CTA streams its units' whole KV
+// range: with one chunk (DeepGEMM's 128 / heads tokens) the KV reads at DeepGEMM's ~1000 TFLOPS are ~3.9 TB/s from L2,
+// near what L2 delivers, and the stage's fixed costs (barriers, task, scales, descriptors) are paid once per chunk.
+HOPGEMM_HOST_DEVICE constexpr int mqa_prefill_tokens(int heads) {
+  return 256 / heads < kMqaMaxTokens ? 256 / heads : kMqaMaxTokens;
+}
+
 HOPGEMM_HOST_DEVICE constexpr bool is_valid(const Sm90MqaLogitsConfig& c) {
   const bool heads = c.num_heads == 32 || c.num_heads == 64 || c.num_heads == 128;
   const bool dim = c.head_dim == 32 || c.head_dim == 64 || c.head_dim == 128;
-  const bool tokens = c.paged ? c.tokens >= 1 && c.tokens <= kMqaMaxTokens : heads && c.tokens == 128 / c.num_heads;
+  // Prefill units are whole WGMMA chunks of 128 Q rows; decode units are a request's next_n tokens.
+  const bool tokens = c.tokens >= 1 && c.tokens <= kMqaMaxTokens && (c.paged || (c.tokens * c.num_heads) % 128 == 0);
   return (c.paged == 0 || c.paged == 1) && heads && dim && tokens && c.kv_stages >= 2 && c.kv_stages <= 8 &&
          (c.bf16_logits == 0 || c.bf16_logits == 1);
 }
@@ -91,10 +100,10 @@ struct Sm90MqaLogitsParams {
 };
 
 // Shared-memory layout (byte offsets from a 1024-aligned base): Q stages, KV stages, weights, KV scales, tasks,
-// the math warpgroups' staging of logits, then the barriers.
+// then the barriers.
 struct MqaSmemLayout {
   int q_tile_bytes, kv_tile_bytes, w_bytes;
-  int q, kv, w, sf, task, staging, barriers, total;
+  int q, kv, w, sf, task, barriers, total;
 };
 HOPGEMM_HOST_DEVICE constexpr MqaSmemLayout mqa_smem_layout(const Sm90MqaLogitsConfig& c) {
   MqaSmemLayout l{};
@@ -106,8 +115,7 @@ HOPGEMM_HOST_DEVICE constexpr MqaSmemLayout mqa_smem_layout(const Sm90MqaLogitsC
   l.w = l.kv + c.kv_stages * l.kv_tile_bytes;
   l.sf = l.w + kMqaQStages * l.w_bytes;
   l.task = l.sf + c.kv_stages * kMqaStageKv * 4;
-  l.staging = l.task + c.kv_stages * static_cast<int>(sizeof(MqaTask));
-  l.barriers = align_up(l.staging + kMqaMathWgs * 2 * c.tokens * kMqaSlabRows * 4, 8);
+  l.barriers = align_up(l.task + c.kv_stages * static_cast<int>(sizeof(MqaTask)), 8);
   l.total = l.barriers + (kMqaQStages + c.kv_stages) * 2 * 8;
   return l;
 }

@@ -165,7 +165,8 @@ struct Sm90TileGeometry {
 struct Sm90ScheduleParams {
   i32 m, n, k;
   i32 raster_band;  // L2 rasterisation: bands of this many cluster units, along N if cluster_n == 2 else M (>= 1)
-  // Grouped GEMMs (grouping != none). B is [G x N, K] (its groups stacked along N) for the M-grouped layouts.
+  // Grouped GEMMs (grouping != none). B is [G x N, K] (its groups stacked along N) for the M-grouped layouts, or where
+  // MN-major G batches of a 3-D map (collective/sm90_gemm_traits.cuh: kBGroupsBatched).
   const i32* grouped_layout;  // m_group_ids: [M_sum] group per row; m_group_ranges: [G] cumulative row ends or
                               // masked_m; k_groups: [G] K of each group
   i32 num_groups;  // batched, batch_sum: the batches

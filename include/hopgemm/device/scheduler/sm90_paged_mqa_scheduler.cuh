@@ -40,6 +40,15 @@ HOPGEMM_HOST_DEVICE i32 paged_run_start(i32 s, i32 total, i32 num_sms) {
   const i32 q = total / num_sms, r = total % num_sms;
   return s * q + (s < r ? s : r);
 }
+// The first run s in [0, num_sms] whose start is at or after segment x (0 <= x <= total; run num_sms starts at
+// total), in closed form: runs 0..r start every q + 1 segments, the rest every q after run r's start r (q + 1).
+HOPGEMM_HOST_DEVICE i32 paged_first_run_at(i32 x, i32 total, i32 num_sms) {
+  const i32 q = total / num_sms, r = total % num_sms;
+  const i32 long_runs_end = r * (q + 1);  // start of run r
+  if (x <= long_runs_end) return ceil_div(x, q + 1);
+  const i32 s = r + ceil_div(x - long_runs_end, q);  // x > r (q + 1) implies q > 0 (x <= total)
+  return s < num_sms ? s : num_sms;
+}
 
 // The producer's walk over one run: (request, segment) from meta[s] up to meta[s + 1].
 struct PagedRunCursor {

@@ -14,7 +14,8 @@ namespace hopgemm::device::scheduler {
 
 // The members a scheduler S provides. Units and coordinates:
 //   next(u)              the CTA's next unit into u; false when done (the same sequence on both CTAs of a pair)
-//   a_row(u), b_row(u)   the unit's first row of A and of B (B's groups stacked along N for the M-grouped layouts)
+//   a_row(u), b_row(u)   the unit's first row of A and of B (B's groups stacked along N for the M-grouped layouts;
+//                        an MN-major B's groups are batches instead: the producer's kBGroupsBatched)
 //   k_offset(u, kb)      the K element at which k-block kb of the unit starts in its group's A and B
 //   d_row(u), d_col(u)   the tile's first row and column of D (d_col: also its column inside B's group)
 //   d_row_end(u), d_cols()  where the unit's rows of D end (its tile is clipped there) and D's columns
