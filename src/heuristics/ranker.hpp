@@ -91,16 +91,15 @@ std::vector<GemmChoice<typename F::Config>> rank_configs(const typename F::Probl
     if (paired && choice.num_tiles < 2 * grid) continue;
     ranked.push_back(choice);
     if (paired || choice.num_tiles > kMaxWavesForSplitK * grid) continue;
+    const double k_blocks = std::ceil(double(gemm.k) / block_k);
     for (int k_splits : kSplitKChoices) {
-      tile.k_splits = k_splits;
-      const auto split = F::build(p, tile);
-      const double k_blocks = std::ceil(double(gemm.k) / block_k);
-      if (!split || k_blocks < double(kMinKBlocksPerSplit) * k_splits) continue;
+      if (k_blocks < double(kMinKBlocksPerSplit) * k_splits) continue;
       if (k_splits > kMaxShortSplits && (k_blocks < double(kMinKBlocksPerWideSplit) * k_splits ||
                                          tile.block_m * tile.block_n < kMinWideSplitTileArea)) {
         continue;
       }
-      ranked.push_back(choice_of(*split));
+      tile.k_splits = k_splits;
+      if (const auto split = F::build(p, tile)) ranked.push_back(choice_of(*split));
     }
   }
   sort_by_prediction(ranked);
