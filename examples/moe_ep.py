@@ -388,6 +388,11 @@ def main():
     else:
         status = torch.tensor([0], device="cuda")
     dist.broadcast(status, src=0)
+    # A graph that captured NCCL collectives keeps the communicator busy: destroying the process group while it exists
+    # hangs in ncclCommDestroy on every rank (pytorch/pytorch#115388; seen here on two H200s), so free it first.
+    torch.cuda.synchronize()
+    graph.reset()
+    del graph
     dist.destroy_process_group()
     sys.exit(1 if status.item() else 0)
 
