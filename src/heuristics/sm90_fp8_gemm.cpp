@@ -267,6 +267,16 @@ struct Fp8Family {
   }
 
   static void tie_rules(const Fp8GemmProblem& p, std::vector<Fp8GemmChoice>& ranked) {
+    // An M-grouped problem's rows per group are a hint (masked: expected_m; contiguous: a mean), and DeepGEMM's
+    // README warns that real groups run several times past it. Where the rows fit one 64-row tile, the model ties
+    // almost every width (B's bytes bound them all), and the narrowest, listed first, led: 64x32 at expected_m 24
+    // (32 x 4096 x 7168) ran 626 us on groups of 80 rows against 286 us for the pick at the right hint, while
+    // DeepGEMM's time did not move (H200, same process, bench/results/h200-2026-11-28-vs-deepgemm-grouped-cd50098.json,
+    // masked-4x). So among those ties the width predicted fastest at four times the rows goes first (the model
+    // predicted that row 634 against 336 us for 64x128); the rules below then order what is still tied.
+    if (p.grouping == device::kGroupingMRanges || p.grouping == device::kGroupingMIds) {
+      if (p.m <= 64) robust_to_more_rows(p, ranked);
+    }
     // Three math warpgroups against two on the same tile area: 192x128 and 128x192 tie in the model, but 192x128 ran
     // faster on 22 of the 24 fresh shapes whose pick this moved (new/old 0.974 at K <= 8192, 0.958 above).
     if (p.recipe != device::kRecipe1D1D) {
@@ -292,6 +302,30 @@ struct Fp8Family {
       return std::tuple{x.config.block_m, straddles(x), x.num_waves} <
              std::tuple{y.config.block_m, straddles(y), y.num_waves};
     });
+  }
+
+  // The front's ties, stably ordered by their prediction for the same groups of four times the rows (capped where
+  // the tie stays: a candidate predicted within the model's tie of the best at 4x counts as equal to it).
+  static void robust_to_more_rows(const Fp8GemmProblem& p, std::vector<Fp8GemmChoice>& ranked) {
+    const size_t tied = leading_ties(ranked, [](const Fp8GemmChoice&) { return true; });
+    if (tied < 2) return;
+    Fp8GemmProblem more = p;
+    more.m = p.m * 4;
+    std::vector<double> at_more(tied);
+    for (size_t i = 0; i < tied; ++i) {
+      at_more[i] = predict_fp8_gemm(more, ranked[i].config, ranked[i].launch.raster_band).predicted_us;
+    }
+    const double best = *std::min_element(at_more.begin(), at_more.end());
+    std::vector<size_t> order(tied);
+    for (size_t i = 0; i < tied; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      const bool x_best = at_more[x] <= best * (1.0 + kModelTie), y_best = at_more[y] <= best * (1.0 + kModelTie);
+      return x_best != y_best ? x_best : (!x_best && at_more[x] < at_more[y]);
+    });
+    std::vector<Fp8GemmChoice> front;
+    front.reserve(tied);
+    for (size_t i : order) front.push_back(ranked[i]);
+    std::copy(front.begin(), front.end(), ranked.begin());
   }
 };
 

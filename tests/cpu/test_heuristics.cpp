@@ -335,6 +335,30 @@ TEST(Heuristics, MemoryBoundTiesTakeWholeScaleBlocksAndFewWaves) {
   }
 }
 
+// An M-grouped problem's rows per group are a hint: where the model ties every width at a small expected m, the pick
+// is the tie predicted fastest for groups of four times the rows (masked 32 x 24 x 4096 x 7168 took 64x32 tiles and
+// ran 2.2x slower than the right hint's pick on groups of 80 rows; DeepGEMM did not slow down).
+TEST(Heuristics, MGroupedTiesHoldUpPastTheExpectedRows) {
+  for (const int grouping : {device::kGroupingMRanges, device::kGroupingMIds}) {
+    for (const auto& [groups, m, n, k] : {std::tuple{32, 24, 4096, 7168}, {6, 24, 4096, 7168}, {32, 20, 7168, 3072}}) {
+      const auto p = heuristics::make_m_grouped_problem(grouping, m, n, k, groups, 0, 64, 132, 100);
+      SCOPED_TRACE(heuristics::describe(p));
+      const auto ranked = heuristics::rank_fp8_gemm_configs(p, SIZE_MAX);
+      ASSERT_FALSE(ranked.empty());
+      for (const auto& other : ranked) {  // still the best at the hinted rows
+        EXPECT_GE(other.predicted_us, ranked.front().predicted_us * 0.95);
+      }
+      auto more = p;
+      more.m = 4 * m;
+      const double pick_at_more = heuristics::predict_fp8_gemm(more, ranked.front().config,
+                                                               ranked.front().launch.raster_band).predicted_us;
+      double best_at_more = pick_at_more;
+      for (const auto& c : heuristics::rank_fp8_gemm_configs(more, SIZE_MAX)) best_at_more = std::min(best_at_more, c.predicted_us);
+      EXPECT_LE(pick_at_more, best_at_more * 1.05) << heuristics::describe(ranked.front());
+    }
+  }
+}
+
 // The model prunes clusters below two waves of tiles; a tuning-table row may still name one (dgrad 4096x512x32768:
 // one wave of 128 tiles, A-sharing pairs measured faster) and a raster band other than the candidates' 16.
 TEST(Heuristics, TableRowsMayNameWhatTheModelPrunes) {
