@@ -53,11 +53,16 @@ struct Sm90BatchSumScheduler : Sm90DenseScheduler<kGeo> {
   HOPGEMM_DEVICE Sm90BatchSumScheduler(const Sm90ScheduleParams& p, u32 cta_rank)
       : Base(p, cta_rank), batch_k_blocks(ceil_div(p.k, Base::kBlockK)) {}
 
-  // The dense walk over (tile, split) units, with K = every batch's k-blocks one after another.
+  // The dense walk over (tile, split) units, with K = every batch's k-blocks one after another, split-major: the
+  // tiles of one split are neighbouring units, so the CTAs that read the same batches' rows of A (or of B) run side by
+  // side and the second read finds them in L2. Tile-major (a tile's splits side by side), 4096 x 256 x 256 x 256 at
+  // 128x128 x 32 splits read A and B at 2.4 TB/s (445 us); split-major 3.7 TB/s (292 us; DeepGEMM, whose CTA index is
+  // split-major too, 264 us), H200, bench/results/h200-2026-11-28-s5-gpu-checks-moe-ep-einsum.txt.
   HOPGEMM_DEVICE bool next(WorkUnit& u) {
     if (Base::walk.unit >= Base::num_units) return false;
-    const u32 tile_unit = static_cast<u32>(Base::walk.unit) / Base::kSplits;
-    u.split = Base::walk.unit - static_cast<i32>(tile_unit) * Base::kSplits;
+    const u32 num_tiles = static_cast<u32>(Base::units_m * Base::units_n);
+    u.split = static_cast<i32>(static_cast<u32>(Base::walk.unit) / num_tiles);
+    const u32 tile_unit = static_cast<u32>(Base::walk.unit) - static_cast<u32>(u.split) * num_tiles;
     Base::walk.place(u, tile_unit, Base::units_m, Base::units_n, Base::params.raster_band);
     u.group = 0;
     const i32 num_k_blocks = batch_k_blocks * Base::params.num_groups;
