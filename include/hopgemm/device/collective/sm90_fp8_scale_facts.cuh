@@ -59,6 +59,13 @@ struct Sm90Fp8ScaleFacts {
   // 1D1D promotes with a scale per column (their registers are many: with two accumulator sets they are read during the
   // promotion); column scales held across a k-block's waves where they fit (col_scales_in_regs).
   static constexpr bool kPerColumnScales = k1D1D;
+  // K-blocks per trip of the math loop (collective/sm90_gemm_mainloop.cuh). 1D2D: four. Eight (DeepGEMM's `#pragma
+  // unroll 8`) took ptxas 1.6 s for the 256x128 pair kernel against 0.6 s at four (the first call of a shape ~1.7 s
+  // against ~0.9 s), and ran no faster: 12 compute-bound rows against DeepGEMM in alternating processes, geomean 0.936x
+  // at eight, 0.933x and 0.933x at four (H200, bench/results/h200-2026-11-28-s5-gpu-checks-moe-ep-einsum.txt, call P).
+  // 1D1D: none, their promotion's registers leave no room: eight (even four, with scale chunks) spilled at 168 registers
+  // (k-grouped 256x104 44 bytes, 128x128 248 bytes; dense chunked 256x88 148 bytes).
+  static constexpr int kKUnroll = k1D1D ? 1 : 4;
   static constexpr bool kColScalesInRegs = col_scales_in_regs(kConfig);
 
   // The scales' regions inside the family-neutral carve-up, bytes TMA brings into a stage and into a chunk slot.

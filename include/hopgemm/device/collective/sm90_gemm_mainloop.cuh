@@ -33,12 +33,11 @@ struct Sm90GemmMainloop {
   static constexpr bool kColScalesInRegs = K::Scales::kColScalesInRegs;
   static constexpr bool kDInStage = K::kDInStage;
   using Acc = float[kBlockN / 2];
-  // K-blocks per trip of the math loop (DeepGEMM's `#pragma unroll 8`): the loop's test, branch and counter updates
-  // once per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block (every
-  // schedule: run_overlap, already unrolled by two, trips (kKUnroll + 1) / 2 times). Not with per-column scales (1D1D):
-  // their promotion's registers leave no room, and eight (even four, with scale chunks) made 1D1D kernels spill at
-  // 168 registers (k-grouped 256x104 44 bytes, 128x128 248 bytes; dense chunked 256x88 148 bytes).
-  static constexpr int kKUnroll = K::Scales::kPerColumnScales ? 1 : 8;
+  // K-blocks per trip of the math loop, the scale policy's kKUnroll: the loop's test, branch and counter updates once
+  // per kKUnroll blocks, and the ring's stage/phase step becomes selects instead of a branch per block (every
+  // schedule: run_overlap, already unrolled by two, trips (kKUnroll + 1) / 2 times). Why each policy takes its count:
+  // the policies (collective/sm90_fp8_scale_facts.cuh, sm90_no_scales.cuh).
+  static constexpr int kKUnroll = K::Scales::kKUnroll;
 
   const Sm90GemmSharedStorage<K>& smem;
   Scales& scales;
