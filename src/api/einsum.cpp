@@ -108,11 +108,7 @@ Bf16Einsum validate_bf16(const std::string& expr, const TensorView& a, const Ten
     e.a = batched_view(a, 1, 0, 2);
     e.d = batched_view(d, 1, 0, 2);
   }
-  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) {
-    if (t->size(-1) > 1 && t->stride(-1) != 1) {
-      v.fail(name, "must have its last dimension contiguous (stride 1), got strides " + api::stride_string(*t));
-    }
-  }
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}}) v.inner_contiguous(*t, name);
   const bool fp32_out = d.dtype == DType::kFloat32;
   if (e.k % 8 != 0) v.fail("a", "must have K a multiple of 8 (TMA rows of 16 bytes), got K = " + std::to_string(e.k));
   if (e.n % (fp32_out ? 4 : 8) != 0) {
@@ -203,11 +199,7 @@ void run_fp8_einsum(const std::string& expr, const TensorView& a, const TensorVi
   v.shape(d, "d", {m, batches, n});
   v.shape(sfa, "sfa", {m, batches, sf_k});
   v.shape(sfb, "sfb", {batches, device::ceil_div<int64_t>(n, 128), sf_k});
-  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}, {&sfa, "sfa"}}) {
-    if (t->size(-1) > 1 && t->stride(-1) != 1) {
-      v.fail(name, "must have its last dimension contiguous (stride 1), got strides " + api::stride_string(*t));
-    }
-  }
+  for (auto [t, name] : {std::pair{&a, "a"}, {&b, "b"}, {&d, "d"}, {&sfa, "sfa"}}) v.inner_contiguous(*t, name);
   for (auto [t, name] : {std::pair{&b, "b"}, {&sfa, "sfa"}, {&sfb, "sfb"}, {&d, "d"}}) v.same_device(a, "a", *t, name);
   const bool fp32_out = d.dtype == DType::kFloat32;
   if (k % 16 != 0) v.fail("a", "must have K a multiple of 16 (TMA rows of 16 bytes), got K = " + std::to_string(k));
