@@ -1,6 +1,7 @@
 #include "heuristics/sm90_bf16_gemm.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "heuristics/cost_model.hpp"
@@ -64,7 +65,32 @@ struct Bf16Family {
     }
     return tiles;
   }
-  static void tie_rules(const Bf16GemmProblem&, std::vector<Bf16GemmChoice>&) {}
+  static void tie_rules(const Bf16GemmProblem& p, std::vector<Bf16GemmChoice>& ranked) {
+    if (p.grouping == device::kGroupingBatchSum) least_intake_first(p, ranked);
+  }
+
+  // einsum bmk,bnk->mn streams every batch's A and B once per tile row / column: a few tiles split over a very long K.
+  // Every candidate there is bound by HBM in the model, which rates HBM at a device copy of 3.0 TB/s; an H200 copies
+  // 4.24 TB/s, and what then binds is each SM's intake from the L2 (its tile's A and B rows over its split of K). So
+  // within 5% of the model's best, the candidate whose units take in the fewest bytes goes first. Measured (H200,
+  // same process, bench/results/h200-2026-11-28-s5-gpu-checks-moe-ep-einsum.txt, call Q): 4096x128x384x128 the front
+  // 64x48 x 8 splits 240.4 us, this rule's 128x128 x 24 184.0; 4096x256x256x256 128x128 x 24 293.9 -> x 32 292.6;
+  // 2048x256x256x256 165.3 -> 167.1; 129x256x256x256, 129x128x384x128 and 1024x512x512x128 keep the front. A wider
+  // band took 128x128 x 16 at 1024x512x512x128, 13% slower than the front's x 8.
+  static void least_intake_first(const Bf16GemmProblem& p, std::vector<Bf16GemmChoice>& ranked) {
+    constexpr double kBand = 1.05;
+    if (ranked.empty()) return;
+    const double k_blocks = std::ceil(double(p.k) / device::kBf16BlockK);
+    auto intake = [&](const Bf16GemmChoice& c) {  // rows of A and B a unit reads, times its k-blocks
+      return double(std::min<int64_t>(c.config.block_m, p.m) + std::min<int64_t>(c.config.block_n, p.n)) *
+             std::ceil(k_blocks / c.config.k_splits);
+    };
+    auto best = ranked.begin();
+    for (auto it = ranked.begin(); it != ranked.end() && it->predicted_us <= ranked.front().predicted_us * kBand; ++it) {
+      if (intake(*it) < intake(*best)) best = it;
+    }
+    std::rotate(ranked.begin(), best, best + 1);
+  }
 };
 
 }  // namespace
