@@ -66,8 +66,8 @@ void bf16_gemm_with_overrides(const std::string& layout, const TensorView& a, co
                               const TensorView* c, const std::map<std::string, int>& overrides, cudaStream_t stream);
 
 // The grouped and batched GEMMs (m_grouped_*, k_grouped_*, FP8 and BF16, and einsum / fp8_einsum) called on this
-// thread from now on run with their configuration changed by `overrides` as fp8_gemm_nt_with_overrides takes them (what HOPGEMM_GROUPED_CONFIG does for a whole
-// process, which it replaces while set); an empty map restores the heuristics' choice. Throws Error(kInvalidArgument)
+// thread from now on run with their configuration changed by `overrides` as fp8_gemm_nt_with_overrides takes them
+// (what HOPGEMM_GROUPED_CONFIG does for a whole process, which it replaces while set); an empty map restores the heuristics' choice. Throws Error(kInvalidArgument)
 // for an unknown or fixed name (the previous overrides stay then); a call whose resulting configuration is invalid
 // throws before any launch.
 void set_grouped_config_overrides(const std::map<std::string, int>& overrides);

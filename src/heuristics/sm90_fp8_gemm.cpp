@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "heuristics/cost_model.hpp"
@@ -304,28 +305,22 @@ struct Fp8Family {
     });
   }
 
-  // The front's ties, stably ordered by their prediction for the same groups of four times the rows (capped where
-  // the tie stays: a candidate predicted within the model's tie of the best at 4x counts as equal to it).
+  // The front's ties, stably ordered by their prediction for the same groups of four times the rows (a prediction
+  // within the model's tie of the best at 4x counts as the best).
   static void robust_to_more_rows(const Fp8GemmProblem& p, std::vector<Fp8GemmChoice>& ranked) {
     const size_t tied = leading_ties(ranked, [](const Fp8GemmChoice&) { return true; });
     if (tied < 2) return;
     Fp8GemmProblem more = p;
     more.m = p.m * 4;
-    std::vector<double> at_more(tied);
+    std::vector<std::pair<double, Fp8GemmChoice>> front;
     for (size_t i = 0; i < tied; ++i) {
-      at_more[i] = predict_fp8_gemm(more, ranked[i].config, ranked[i].launch.raster_band).predicted_us;
+      front.emplace_back(predict_fp8_gemm(more, ranked[i].config, ranked[i].launch.raster_band).predicted_us, ranked[i]);
     }
-    const double best = *std::min_element(at_more.begin(), at_more.end());
-    std::vector<size_t> order(tied);
-    for (size_t i = 0; i < tied; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      const bool x_best = at_more[x] <= best * (1.0 + kModelTie), y_best = at_more[y] <= best * (1.0 + kModelTie);
-      return x_best != y_best ? x_best : (!x_best && at_more[x] < at_more[y]);
-    });
-    std::vector<Fp8GemmChoice> front;
-    front.reserve(tied);
-    for (size_t i : order) front.push_back(ranked[i]);
-    std::copy(front.begin(), front.end(), ranked.begin());
+    auto faster = [](const auto& x, const auto& y) { return x.first < y.first; };
+    const double best = std::min_element(front.begin(), front.end(), faster)->first;
+    for (auto& [us, choice] : front) us = std::max(us, best * (1.0 + kModelTie));
+    std::stable_sort(front.begin(), front.end(), faster);
+    for (size_t i = 0; i < tied; ++i) ranked[i] = front[i].second;
   }
 };
 

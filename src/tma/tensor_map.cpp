@@ -53,9 +53,9 @@ device::TmaDescriptor encode(DType dtype, bool tf32, const void* base, int rank,
   CUtensorMap encoded;
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUresult result = runtime::driver(what).cuTensorMapEncodeTiled(
-      &encoded, tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : data_type(dtype), rank, const_cast<void*>(base), dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      &encoded, tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : data_type(dtype), rank, const_cast<void*>(base), dims,
+      strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(swizzle),
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS) {
     auto list = [](const auto* v, int count) {
       std::string text = "{";

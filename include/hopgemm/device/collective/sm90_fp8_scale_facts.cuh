@@ -60,8 +60,8 @@ struct Sm90Fp8ScaleFacts {
   // promotion); column scales held across a k-block's waves where they fit (col_scales_in_regs).
   static constexpr bool kPerColumnScales = k1D1D;
   // K-blocks per trip of the math loop (collective/sm90_gemm_mainloop.cuh). 1D2D: four. Eight (DeepGEMM's `#pragma
-  // unroll 8`) took ptxas 1.6 s for the 256x128 pair kernel against 0.6 s at four (the first call of a shape ~1.7 s
-  // against ~0.9 s), and ran no faster: 12 compute-bound rows against DeepGEMM in alternating processes, geomean 0.936x
+  // unroll 8`) took ptxas 1.65 s for the 256x128 pair kernel against 0.63 s at four (its whole compile 2.62 against
+  // 1.40 s, the H200 machine under load), and ran no faster: 12 compute-bound rows against DeepGEMM in alternating processes, geomean 0.936x
   // at eight, 0.933x and 0.933x at four (H200, bench/results/h200-2026-11-28-s5-gpu-checks-moe-ep-einsum.txt, call P).
   // 1D1D: none, their promotion's registers leave no room: eight (even four, with scale chunks) spilled at 168 registers
   // (k-grouped 256x104 44 bytes, 128x128 248 bytes; dense chunked 256x88 148 bytes).
